@@ -1,0 +1,101 @@
+# slimtrace — GNU make, no configure step.
+#
+#   make              library (static + shared), examples, tests, CLI
+#   make demo         build and run the demo program
+#   make check        every test, plain + ASan/UBSan + TSan builds
+#   make check-plain | check-asan | check-tsan   one build's tests
+#   make bench        performance, side by side with LTTng-UST
+#   make footprint    bytes per event, side by side with LTTng-UST
+#   make install PREFIX=DIR
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+VERSION  := 0.1.0
+SOVER    := 0
+
+WARN     := -Wall -Wextra
+CSTD     := -std=gnu11
+OPT      ?= -O2 -g
+CPPFLAGS += -Iinclude -D_GNU_SOURCE
+CFLAGS   += $(CSTD) $(OPT) $(WARN)
+LIB_CFLAGS := -fPIC -fvisibility=hidden
+LDLIBS   += -lpthread -ldl
+
+B ?= build/plain
+SAN_FLAGS ?=
+
+LIB_SRCS  := $(wildcard src/*.c)
+LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
+TEST_SRCS := $(wildcard tests/test_*.c)
+TESTS     := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRCS))
+HDRS      := $(wildcard include/slimtrace/*.h include/slimtrace/*/*.h include/slimtrace/*/*/*.h src/*.h)
+
+STATIC := $(B)/libslimtrace.a
+SHARED := $(B)/libslimtrace.so.$(SOVER)
+
+ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS)
+
+.PHONY: all lib tests demo check check-plain check-asan check-tsan clean install bench footprint fuzz
+all: lib tests examples
+
+lib: $(STATIC) $(SHARED)
+
+$(B)/obj/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LIB_CFLAGS) -c -o $@ $<
+
+$(STATIC): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(SHARED): $(LIB_OBJS)
+	$(CC) $(ALL_CFLAGS) -shared -Wl,-soname,libslimtrace.so.$(SOVER) -o $@ $^ $(LDLIBS)
+	ln -sf libslimtrace.so.$(SOVER) $(B)/libslimtrace.so
+
+# A test is tests/test_NAME.c plus every tests/NAME/*.c; a test needing
+# more (a shared object, extra flags) says so in its own tests/NAME.mk.
+TEST_EXTRA = $(wildcard tests/$(patsubst test_%,%,$(notdir $@))/*.c)
+TEST_CFLAGS = -Itests -Isrc
+.SECONDEXPANSION:
+$(B)/tests/%: tests/%.c $$(wildcard tests/$$(patsubst test_%,%,$$*)/*.c) $(STATIC) $(HDRS) tests/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(TEST_CFLAGS) -Itests/$(patsubst test_%,%,$(notdir $@)) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(STATIC) $(LDLIBS)
+
+-include tests/*.mk
+-include examples/*.mk
+-include tools/*.mk
+-include bench/*.mk
+-include fuzz/*.mk
+
+tests: $(TESTS)
+
+check-plain:
+	@$(MAKE) --no-print-directory B=build/plain tests
+	@tests/run.sh plain $(TESTS:$(B)/%=build/plain/%)
+
+check-asan:
+	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" \
+		SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" tests
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tests/run.sh asan $(TESTS:$(B)/%=build/asan/%)
+
+check-tsan:
+	@$(MAKE) --no-print-directory B=build/tsan OPT="-O1 -g" SAN_FLAGS="-fsanitize=thread" tests
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+		tests/run.sh tsan $(TESTS:$(B)/%=build/tsan/%)
+
+# The whole suite: every build, one closing line with the totals.
+check:
+	@tests/check-all.sh
+
+clean:
+	rm -rf build
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include/slimtrace $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	cp -r include/slimtrace/. $(DESTDIR)$(PREFIX)/include/slimtrace/
+	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libslimtrace.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libslimtrace.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		slimtrace.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/slimtrace.pc

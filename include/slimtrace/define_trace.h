@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Included at the end of every trace header, outside its guard.  In the
+ * one file that defined CREATE_TRACE_POINTS it reads the header again
+ * once per stage (stages/), each time with the dialect's macros meaning
+ * something else, to generate the definitions.  Elsewhere it does
+ * nothing.  docs/dialect.md shows what each stage generates.
+ *
+ * As in the kernel, the header is found as
+ * TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h (quoted include), or as
+ * <trace/events/TRACE_INCLUDE_FILE.h> when no path is given;
+ * TRACE_INCLUDE_FILE defaults to TRACE_SYSTEM.
+ */
+#ifdef CREATE_TRACE_POINTS
+
+/* Each pass must not define the points again. */
+#undef CREATE_TRACE_POINTS
+
+#include <slimtrace/tracepoint.h>
+
+#ifndef TRACE_INCLUDE_FILE
+# define TRACE_INCLUDE_FILE TRACE_SYSTEM
+# define __SLIM_UNDEF_TRACE_INCLUDE_FILE
+#endif
+
+#ifndef TRACE_INCLUDE_PATH
+# define __SLIM_TRACE_INCLUDE(system) <trace/events/system.h>
+# define __SLIM_UNDEF_TRACE_INCLUDE_PATH
+#else
+# define __SLIM_TRACE_INCLUDE(system) SLIM_STRINGIFY(TRACE_INCLUDE_PATH/system.h)
+#endif
+#define __SLIM_TRACE_INCLUDE_1(system) __SLIM_TRACE_INCLUDE(system)
+#define TRACE_INCLUDE(system) __SLIM_TRACE_INCLUDE_1(system)
+
+#define TRACE_HEADER_MULTI_READ
+
+/* Generated code takes every argument, whether the event uses it or not. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/1_iterators.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/2_entry.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/3_strings_type.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/4_strings.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/5_dyn_type.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/6_dyn_size.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/7_probe.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/8_print.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/9_class_events.h>
+#include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
+
+#pragma GCC diagnostic pop
+
+#include <slimtrace/stages/reset.h>
+#undef TRACE_HEADER_MULTI_READ
+
+/* One constructor per file, however many trace headers it defines. */
+#ifndef __SLIM_SECTIONS_CTOR_DONE
+#define __SLIM_SECTIONS_CTOR_DONE
+__SLIM_SECTIONS_CTOR(file)
+#endif
+
+#undef TRACE_INCLUDE
+#undef __SLIM_TRACE_INCLUDE
+#undef __SLIM_TRACE_INCLUDE_1
+#ifdef __SLIM_UNDEF_TRACE_INCLUDE_FILE
+# undef TRACE_INCLUDE_FILE
+# undef __SLIM_UNDEF_TRACE_INCLUDE_FILE
+#endif
+#ifdef __SLIM_UNDEF_TRACE_INCLUDE_PATH
+# undef TRACE_INCLUDE_PATH
+# undef __SLIM_UNDEF_TRACE_INCLUDE_PATH
+#endif
+
+/* Back to the declaring forms, and ready for the next header. */
+#include <slimtrace/tracepoint.h>
+#define CREATE_TRACE_POINTS
+
+#endif /* CREATE_TRACE_POINTS */

@@ -1,0 +1,265 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel's trace dialect, first pass: what every file that includes
+ * a trace header sees.  It declares; the one file that defines
+ * CREATE_TRACE_POINTS before including the header also gets the
+ * definitions, from define_trace.h and the stage headers in stages/.
+ * docs/dialect.md walks through every stage with an example.
+ *
+ * A tracepoint declared here produces:
+ *	trace_<name>(proto)			the call site
+ *	trace_<name>_enabled()
+ *	register_trace_<name>(probe)		probe(args...)
+ *	unregister_trace_<name>(probe)
+ *	register_trace_<name>_data(probe, data)	probe(args..., data)
+ *	unregister_trace_<name>_data(probe, data)
+ */
+
+/* Parts that never change between passes. */
+#ifndef SLIMTRACE_DIALECT_H
+#define SLIMTRACE_DIALECT_H
+
+#define PARAMS(args...)		args
+#define TP_PROTO(args...)	args
+#define TP_ARGS(args...)	args
+#define TP_CONDITION(args...)	args
+
+/*
+ * The call site: one load of the probe array and one predicted branch;
+ * the rest is out of line, in the iterator.  An event's iterator belongs
+ * to its class, so a DEFINE_EVENT adds no function of its own.
+ */
+#define __SLIM_TRACE_CALL(tp, iter, proto, args)			\
+	if (slim_unlikely(SLIM_READ_ONCE((tp)->probes) != NULL))	\
+		iter(tp, args)
+
+#define __SLIM_TRACE_CALL_NOARGS(tp, iter)				\
+	if (slim_unlikely(SLIM_READ_ONCE((tp)->probes) != NULL))	\
+		iter(tp)
+
+/* The register_trace_* family, for a tracepoint object tp. */
+#define __SLIM_REGISTER_FUNCS(name, tp, proto, data_proto)		\
+	static inline int register_trace_##name(void (*probe)(proto))	\
+	{								\
+		return slim_tracepoint_probe_register(tp,		\
+			(slim_probe_func)probe, NULL, SLIM_PROBE_NODATA); \
+	}								\
+	static inline int unregister_trace_##name(void (*probe)(proto))	\
+	{								\
+		return slim_tracepoint_probe_unregister(tp,		\
+			(slim_probe_func)probe, NULL, SLIM_PROBE_NODATA); \
+	}								\
+	static inline int						\
+	register_trace_##name##_data(void (*probe)(data_proto), void *data) \
+	{								\
+		return slim_tracepoint_probe_register(tp,		\
+			(slim_probe_func)probe, data, SLIM_PROBE_DATA);	\
+	}								\
+	static inline int						\
+	unregister_trace_##name##_data(void (*probe)(data_proto), void *data) \
+	{								\
+		return slim_tracepoint_probe_unregister(tp,		\
+			(slim_probe_func)probe, data, SLIM_PROBE_DATA);	\
+	}								\
+	static inline int trace_##name##_enabled(void)			\
+	{								\
+		return slim_tracepoint_enabled(tp);			\
+	}
+
+/* A mismatch would otherwise surface later as a puzzling call error. */
+#define __SLIM_CHECK_ARITY(name, proto, args)				\
+	_Static_assert(SLIM_NARGS(proto) == SLIM_NARGS(args),		\
+		       "TP_PROTO and TP_ARGS of '" #name "' differ in arity")
+
+/* Bare tracepoints: the tracepoint object and its iterator. */
+#define __SLIM_DECLARE_TRACE(name, proto, args)				\
+	extern SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name;	\
+	SLIM_HIDDEN void __slim_iter_tp_##name(struct slim_tracepoint *tp, proto); \
+	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
+	static inline void trace_##name(proto)				\
+	{								\
+		__SLIM_TRACE_CALL(&__tracepoint_##name,			\
+				  __slim_iter_tp_##name, PARAMS(proto),	\
+				  PARAMS(args));			\
+	}								\
+	__SLIM_REGISTER_FUNCS(name, &__tracepoint_##name, PARAMS(proto), \
+			      PARAMS(proto, void *))				\
+	__SLIM_END
+
+#define __SLIM_DECLARE_TRACE_NOARGS(name)				\
+	extern SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name;	\
+	SLIM_HIDDEN void __slim_iter_tp_##name(struct slim_tracepoint *tp); \
+	static inline void trace_##name(void)				\
+	{								\
+		__SLIM_TRACE_CALL_NOARGS(&__tracepoint_##name,		\
+					 __slim_iter_tp_##name);	\
+	}								\
+	__SLIM_REGISTER_FUNCS(name, &__tracepoint_##name, void, void *)	\
+	__SLIM_END
+
+/* Events: the event object; the iterator is its class's. */
+#define __SLIM_DECLARE_EVENT(template, name, proto, args)		\
+	extern SLIM_HIDDEN struct slim_event slim_event_##name;	\
+	/* An unknown class stops here: slim_class_<template> undeclared. */ \
+	_Static_assert(sizeof(&slim_class_##template) != 0,		\
+		       "DEFINE_EVENT '" #name "': no DECLARE_EVENT_CLASS '" \
+		       #template "'");					\
+	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
+	static inline void trace_##name(proto)				\
+	{								\
+		__SLIM_TRACE_CALL(&slim_event_##name.tp,		\
+				  __slim_iter_##template, PARAMS(proto), \
+				  PARAMS(args));			\
+	}								\
+	__SLIM_REGISTER_FUNCS(name, &slim_event_##name.tp, PARAMS(proto), \
+			      PARAMS(proto, void *))				\
+	__SLIM_END
+
+#define __SLIM_DECLARE_CLASS(name, proto, args)			\
+	SLIM_HIDDEN const struct slim_event_class *slim_class_##name(void); \
+	SLIM_HIDDEN void __slim_iter_##name(struct slim_tracepoint *tp, proto); \
+	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args))
+
+/* Ends a macro's expansion with a declaration the user's ';' closes. */
+#define __SLIM_END	_Static_assert(1, "")
+
+/*
+ * The iterator: calls every probe attached to tp, each through its own
+ * type, inside an RCU read-side section so that a probe array being
+ * replaced stays valid until every caller is done with it.
+ */
+#define __SLIM_DEFINE_ITER(iter, proto, args)				\
+	SLIM_HIDDEN void iter(struct slim_tracepoint *__slim_tp, proto)	\
+	{								\
+		const struct slim_probe *__slim_p;			\
+									\
+		slim_rcu_read_lock();					\
+		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
+		for (; __slim_p && __slim_p->func; __slim_p++) {	\
+			if (__slim_p->kind == SLIM_PROBE_DATA)		\
+				((void (*)(proto, void *))__slim_p->func) \
+					(args, __slim_p->data);		\
+			else						\
+				((void (*)(proto))__slim_p->func)(args); \
+		}							\
+		slim_rcu_read_unlock();					\
+	}
+
+#define __SLIM_DEFINE_ITER_NOARGS(iter)				\
+	SLIM_HIDDEN void iter(struct slim_tracepoint *__slim_tp)	\
+	{								\
+		const struct slim_probe *__slim_p;			\
+									\
+		slim_rcu_read_lock();					\
+		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
+		for (; __slim_p && __slim_p->func; __slim_p++) {	\
+			if (__slim_p->kind == SLIM_PROBE_DATA)		\
+				((void (*)(void *))__slim_p->func)	\
+					(__slim_p->data);		\
+			else						\
+				__slim_p->func();			\
+		}							\
+		slim_rcu_read_unlock();					\
+	}
+
+/*
+ * A bare tracepoint's entry in the "slim_tracepoints" section: offsets
+ * to the tracepoint and to its name, emitted by the assembler because C
+ * cannot express "address of x minus address of here" as a constant.
+ */
+#define __SLIM_TP_DESC(name)						\
+	__asm__(".pushsection .rodata.slim_names,\"a\"\n"		\
+		".Lslim_tp_name_" #name ": .asciz \"" #name "\"\n"	\
+		".popsection\n"						\
+		".pushsection slim_tracepoints,\"a\"\n"			\
+		".balign 4\n"						\
+		".long __tracepoint_" #name " - .\n"			\
+		".long .Lslim_tp_name_" #name " - .\n"			\
+		".popsection\n")
+
+#define __SLIM_DEFINE_TRACE_BODY(name, proto, args)			\
+	SLIM_HIDDEN __attribute__((used))				\
+	struct slim_tracepoint __tracepoint_##name;			\
+	__SLIM_TP_DESC(name);						\
+	__SLIM_DEFINE_ITER(__slim_iter_tp_##name, PARAMS(proto), PARAMS(args))
+
+#define __SLIM_DEFINE_TRACE_NOARGS_BODY(name)				\
+	SLIM_HIDDEN __attribute__((used))				\
+	struct slim_tracepoint __tracepoint_##name;			\
+	__SLIM_TP_DESC(name);						\
+	__SLIM_DEFINE_ITER_NOARGS(__slim_iter_tp_##name)
+
+/*
+ * Announce this object's sections at load, withdraw them at unload.  The
+ * linker defines __start_/__stop_ for sections named like C identifiers;
+ * weak, for objects without one; hidden, so that each shared object sees
+ * its own.
+ */
+#define __SLIM_SECTION_SYMBOLS						\
+	extern const struct slim_event_desc __start_slim_events[]	\
+		__attribute__((weak, visibility("hidden")));		\
+	extern const struct slim_event_desc __stop_slim_events[]	\
+		__attribute__((weak, visibility("hidden")));		\
+	extern const struct slim_tracepoint_desc __start_slim_tracepoints[] \
+		__attribute__((weak, visibility("hidden")));		\
+	extern const struct slim_tracepoint_desc __stop_slim_tracepoints[] \
+		__attribute__((weak, visibility("hidden")))
+
+#define __SLIM_SECTIONS_CTOR(suffix)					\
+	static void __attribute__((constructor))			\
+	__slim_sections_ctor_##suffix(void)				\
+	{								\
+		__SLIM_SECTION_SYMBOLS;					\
+		slim_sections_register(__start_slim_events,		\
+				       __stop_slim_events,		\
+				       __start_slim_tracepoints,	\
+				       __stop_slim_tracepoints);	\
+	}								\
+	static void __attribute__((destructor))				\
+	__slim_sections_dtor_##suffix(void)				\
+	{								\
+		__SLIM_SECTION_SYMBOLS;					\
+		slim_sections_unregister(__start_slim_events,		\
+					 __start_slim_tracepoints);	\
+	}
+
+/* Defines a bare tracepoint outside of CREATE_TRACE_POINTS. */
+#define DEFINE_TRACE(name, proto, args)					\
+	__SLIM_DEFINE_TRACE_BODY(name, PARAMS(proto), PARAMS(args))	\
+	__SLIM_SECTIONS_CTOR(name)					\
+	__SLIM_END
+#define DEFINE_TRACE_NOARGS(name)					\
+	__SLIM_DEFINE_TRACE_NOARGS_BODY(name)				\
+	__SLIM_SECTIONS_CTOR(name)					\
+	__SLIM_END
+
+#endif /* SLIMTRACE_DIALECT_H */
+
+/*
+ * The declaring forms of the event macros.  define_trace.h undefines
+ * them after its passes; the next include brings them back.
+ */
+#ifndef TRACE_EVENT
+
+#define DECLARE_TRACE(name, proto, args)				\
+	__SLIM_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DECLARE_TRACE_NOARGS(name)	__SLIM_DECLARE_TRACE_NOARGS(name)
+
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
+	__SLIM_DECLARE_CLASS(name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT(template, name, proto, args)			\
+	__SLIM_DECLARE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
+	__SLIM_DECLARE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
+	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),		\
+			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)); \
+	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+
+/* Kernel helpers with no user-space meaning: accepted, generate nothing. */
+#define TRACE_DEFINE_ENUM(a)
+#define TRACE_DEFINE_SIZEOF(a)
+#define TRACE_EVENT_FLAGS(event, flag)
+#define TRACE_EVENT_PERF_PERM(event, expr...)
+
+#endif /* TRACE_EVENT */

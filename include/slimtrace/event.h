@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Events and event classes (seed patches 1, 3-9).
+ *
+ * Everything that the events of one kind share lives once, in their
+ * class: the system name, the probe, the consumer probe, reg(), the field
+ * table (or get_fields()), raw_init() and the printers.  An event is
+ * little more than its tracepoint, its id, a flags word, a filter slot
+ * and a data pointer.
+ *
+ * An event comes in two halves.  The writable half, struct slim_event,
+ * is what the hot path touches.  The constant half, struct
+ * slim_event_desc, sits in the "slim_events" ELF section and holds the
+ * name, the class and an optional print override, as offsets relative to
+ * itself so that a position-independent program needs no relocation for
+ * it.  The id (event.type, the common_type of every record) links the
+ * two: there is no second copy of it (patch 8).
+ */
+#ifndef SLIMTRACE_EVENT_H
+#define SLIMTRACE_EVENT_H
+
+#include <stdint.h>
+#include <slimtrace/compiler.h>
+#include <slimtrace/field.h>
+#include <slimtrace/tracepoint.h>
+
+struct slim_seq;
+struct slim_event;
+struct slim_filter;
+
+/* The kernel's enum trace_reg. */
+enum slim_reg {
+	SLIM_REG_REGISTER,
+	SLIM_REG_UNREGISTER,
+	SLIM_REG_PERF_REGISTER,		/* attach the class's consumer probe */
+	SLIM_REG_PERF_UNREGISTER,
+};
+
+/* Flags of an event: one word (patch 9). */
+enum {
+	SLIM_EVENT_FL_ENABLED		= 1 << 0,	/* recorded into the buffers */
+	SLIM_EVENT_FL_FILTERED		= 1 << 1,	/* has a filter to run */
+	SLIM_EVENT_FL_CONSUMER		= 1 << 2,	/* the consumer probe is attached */
+};
+
+/*
+ * Formats one record.  s receives the text; p is a scratch sequence for
+ * helpers such as __print_flags() whose result is printed with %s.
+ */
+typedef int (*slim_print_fn)(struct slim_seq *s, struct slim_seq *p,
+			     const struct slim_event *ev,
+			     const void *rec, unsigned int len);
+
+/* The kernel's trace_event_functions: NULL slots use the generic ones. */
+struct slim_event_funcs {
+	slim_print_fn trace;	/* the TP_printk() text */
+	slim_print_fn raw;	/* trace_options raw */
+	slim_print_fn hex;	/* trace_options hex */
+	slim_print_fn binary;	/* trace_options bin */
+};
+
+struct slim_event_class {
+	/* Field table; its strings start with the system name. */
+	struct slim_field_table fields;
+	uint16_t print_fmt;		/* offset of the print fmt in fields.strings */
+	slim_probe_func probe;		/* called as probe(args..., event) */
+	slim_probe_func perf_probe;	/* the consumer probe, or NULL */
+	/* NULL: slim_event_reg(), which attaches probe/perf_probe. */
+	int (*reg)(struct slim_event *ev, enum slim_reg type);
+	/* For classes whose events differ in fields (the syscall case). */
+	const struct slim_field_table *(*get_fields)(const struct slim_event *ev);
+	int (*raw_init)(struct slim_event *ev);
+	struct slim_event_funcs funcs;
+};
+
+/* The embedded trace_event: its type is the event's id. */
+struct slim_trace_event {
+	int type;
+};
+
+struct slim_event {
+	struct slim_tracepoint tp;
+	struct slim_trace_event event;
+	unsigned int flags;
+	struct slim_filter *filter;	/* RCU: read by the recording threads */
+	void *data;			/* the class's own use (a dynamic event's probe...) */
+};
+
+/* What DEFINE_EVENT_PRINT overrides. */
+struct slim_event_print {
+	const char *print_fmt;
+	slim_print_fn trace;
+};
+
+typedef const struct slim_event_class *(*slim_class_getter)(void);
+
+/* The constant half, in the "slim_events" section. */
+struct slim_event_desc {
+	int32_t event;		/* struct slim_event */
+	int32_t name;		/* its name */
+	int32_t class;		/* slim_class_getter */
+	int32_t print;		/* struct slim_event_print, or 0 */
+};
+
+/*
+ * The sections of one loaded object (the executable or a shared object),
+ * announced by the constructor that CREATE_TRACE_POINTS generates; the
+ * destructor withdraws them when the object is unloaded.  Calls for the
+ * same object are counted, so every file that defines events may call.
+ */
+SLIM_EXPORT void slim_sections_register(const struct slim_event_desc *ev_start,
+					const struct slim_event_desc *ev_stop,
+					const struct slim_tracepoint_desc *tp_start,
+					const struct slim_tracepoint_desc *tp_stop);
+SLIM_EXPORT void slim_sections_unregister(const struct slim_event_desc *ev_start,
+					  const struct slim_tracepoint_desc *tp_start);
+
+/* Look-ups.  The returned strings live as long as the event's object is loaded. */
+SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *name);
+SLIM_EXPORT struct slim_event *slim_event_by_id(int id);
+SLIM_EXPORT const char *slim_event_name(const struct slim_event *ev);
+SLIM_EXPORT const char *slim_event_system(const struct slim_event *ev);
+SLIM_EXPORT const struct slim_event_class *slim_event_class(const struct slim_event *ev);
+SLIM_EXPORT const char *slim_event_print_fmt(const struct slim_event *ev);
+SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_event *ev);
+SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_event *ev);
+/* Calls fn for every loaded event, in id order, until fn returns nonzero. */
+SLIM_EXPORT int slim_event_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
+
+/* Start or stop recording an event: 0 or -errno. */
+SLIM_EXPORT int slim_event_enable(struct slim_event *ev, int enable);
+/* Attach or detach the class's consumer probe (refcounted). */
+SLIM_EXPORT int slim_event_consumer(struct slim_event *ev, int attach);
+/* The default reg(): what a class without its own reg() gets. */
+SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type);
+
+/* The record path, called by class probes. */
+struct slim_reserve {
+	void *rec;
+	struct slim_event *ev;
+	void *buffer;
+	unsigned int len;
+};
+/* Room for a record of size bytes, common header filled; NULL if lost. */
+SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
+				     unsigned int size);
+/* Runs the filter if the event has one, then commits or discards. */
+SLIM_EXPORT void slim_event_commit(struct slim_reserve *r);
+
+/* Bounds-checked access to a dynamic field of a record (read side). */
+static inline const void *slim_dyn_ptr(const void *rec, unsigned int len, uint32_t loc)
+{
+	uint32_t off = slim_data_loc_offset(loc), n = slim_data_loc_len(loc);
+
+	if (off > len || n > len - off)
+		return "";
+	return (const char *)rec + off;
+}
+
+static inline unsigned int slim_dyn_len(const void *rec, unsigned int len, uint32_t loc)
+{
+	uint32_t off = slim_data_loc_offset(loc), n = slim_data_loc_len(loc);
+
+	(void)rec;
+	return (off > len || n > len - off) ? 0 : n;
+}
+
+/*
+ * Room for one dynamic field while sizing a record: returns its
+ * __data_loc word and advances *off; a field or record too large for the
+ * 16-bit encoding makes *off 0, and the event is then lost.
+ */
+static inline uint32_t slim_dyn_add(unsigned int *off, unsigned long len)
+{
+	uint32_t loc = *off | (uint32_t)len << 16;
+
+	if (!*off || len > 0xffff || *off + len > 0xffff) {
+		*off = 0;
+		return 0;
+	}
+	*off += len;
+	return loc;
+}
+
+/* __assign_str(): copy what was measured, and always end it. */
+static inline void slim_assign_str(char *dst, const char *src, unsigned int len)
+{
+	memcpy(dst, src, len - 1);
+	dst[len - 1] = '\0';
+}
+
+#endif /* SLIMTRACE_EVENT_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage 2: the record layout, struct slim_entry_<class>: the common
+ * header, then the fields in order; a dynamic field is its 32-bit
+ * __data_loc word, and its bytes follow the fixed part (__data).
+ */
+#define DECLARE_TRACE(name, proto, args)		__SLIM_END
+#define DECLARE_TRACE_NOARGS(name)			__SLIM_END
+#define DEFINE_EVENT(template, name, proto, args)	__SLIM_END
+#define DEFINE_EVENT_PRINT(template, name, proto, args, print)	__SLIM_END
+
+#define __field(type, item)			type item;
+#define __field_ext(type, item, filter_type)	type item;
+#define __field_struct(type, item)		type item;
+#define __field_struct_ext(type, item, filter_type) type item;
+#define __array(type, item, len)		type item[len];
+#define __dynamic_array(type, item, len)	uint32_t __data_loc_##item;
+#define __string(item, src)			uint32_t __data_loc_##item;
+#define __string_len(item, src, len)		uint32_t __data_loc_##item;
+
+#define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
+	struct slim_entry_##name {					\
+		struct slim_trace_entry ent;				\
+		tstruct							\
+		char __data[];						\
+	};								\
+	__SLIM_END

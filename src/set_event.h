@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SLIM_SET_EVENT_H
+#define SLIM_SET_EVENT_H
+
+#include "internal.h"
+
+/* Does ev match a set_event word (without its '!')? */
+int slim_set_event_matches(const struct slim_event *ev, const char *spec);
+/* Enable (or with '!', disable) what one word names; mutex held. */
+int slim_set_event_apply(const char *token);
+
+#endif

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test helper: copy every record now in the buffers, oldest first per
+ * buffer, without consuming them (what the `trace` file reads).
+ */
+#ifndef SLIM_TESTS_RECORDS_H
+#define SLIM_TESTS_RECORDS_H
+
+#include <stdlib.h>
+#include <string.h>
+#include "buffer.h"
+#include "ring_buffer.h"
+
+struct test_record {
+	unsigned char data[512];
+	unsigned int len;
+	uint64_t ts;
+};
+
+/* Fills recs (at most max); returns how many records there are. */
+static inline int test_records(struct test_record *recs, int max)
+{
+	struct slim_buffer *b;
+	struct slim_rb_iter it;
+	const void *p;
+	unsigned int len;
+	uint64_t ts;
+	int n = 0;
+
+	for (b = slim_buffers_first(); b; b = b->next) {
+		pthread_mutex_lock(&b->read_lock);
+		if (slim_rb_iter_start(b->rb, &it) == 0) {
+			while (slim_rb_iter_next(&it, &p, &len, &ts) == 1) {
+				if (n < max && len <= sizeof(recs[n].data)) {
+					memcpy(recs[n].data, p, len);
+					recs[n].len = len;
+					recs[n].ts = ts;
+				}
+				n++;
+			}
+			slim_rb_iter_end(&it);
+		}
+		pthread_mutex_unlock(&b->read_lock);
+	}
+	return n;
+}
+
+static inline int test_record_type(const struct test_record *r)
+{
+	const struct slim_trace_entry *e = (const void *)r->data;
+
+	return e->type;
+}
+
+#endif

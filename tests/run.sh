@@ -1,0 +1,26 @@
+#!/bin/sh
+# Run test binaries, add up their RESULT lines, print "N passed, N failed".
+# A binary that crashes or prints no RESULT line counts as one failure.
+# Usage: tests/run.sh LABEL BINARY...
+label=$1; shift
+passed=0; failed=0
+for t in "$@"; do
+	name=$(basename "$t")
+	out=$(cd "$(dirname "$t")" && SLIM_TEST_BUILD="$label" "./$name" 2>&1)
+	rc=$?
+	res=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n 1)
+	if [ -z "$res" ]; then
+		printf '%s\n' "$out" | tail -n 20
+		echo "[$label] $name: crashed or printed no RESULT (exit $rc)"
+		failed=$((failed + 1))
+		continue
+	fi
+	p=$(echo "$res" | cut -d' ' -f3); f=$(echo "$res" | cut -d' ' -f4)
+	if [ "$f" -ne 0 ] || [ $rc -ne 0 ]; then
+		printf '%s\n' "$out" | grep -v '^RESULT ' | tail -n 40
+		[ "$f" -eq 0 ] && f=1
+	fi
+	echo "[$label] $name: $p passed, $f failed"
+	passed=$((passed + p)); failed=$((failed + f))
+done
+echo "[$label] total: $passed passed, $failed failed"

@@ -1,0 +1,1 @@
+#include "../tracepoint/tp_defs.c"
