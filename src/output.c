@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Text sequences and the printers built on them: the TP_printk helpers,
+ * the generic raw/hex/bin record printers and the `format` file text.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slimtrace/compiler.h>
+#include <slimtrace/field.h>
+#include <slimtrace/output.h>
+
+#define SEQ_MIN_ALLOC	256u
+#define SEQ_MAX_ALLOC	(1u << 30)
+
+/*
+ * What buf points at while a sequence has no storage, so that s->buf is
+ * always a valid "". Never written: every store checks size first.
+ */
+static char seq_empty[1];
+
+static const char hex_digits[] = "0123456789abcdef";
+
+SLIM_EXPORT void slim_seq_init(struct slim_seq *s, char *buf, unsigned int size)
+{
+	s->buf = (buf && size) ? buf : seq_empty;
+	s->size = (buf && size) ? size : 0;
+	s->len = 0;
+	s->overflow = 0;
+	s->growable = 0;
+	if (s->size)
+		s->buf[0] = '\0';
+}
+
+/* Storage comes with the first append, so that init cannot fail. */
+SLIM_EXPORT void slim_seq_init_dynamic(struct slim_seq *s)
+{
+	slim_seq_init(s, NULL, 0);
+	s->growable = 1;
+}
+
+SLIM_EXPORT void slim_seq_reset(struct slim_seq *s)
+{
+	s->len = 0;
+	s->overflow = 0;
+	if (s->size)
+		s->buf[0] = '\0';
+}
+
+SLIM_EXPORT void slim_seq_free(struct slim_seq *s)
+{
+	int growable = s->growable;
+
+	if (growable && s->size)
+		free(s->buf);
+	slim_seq_init(s, NULL, 0);
+	s->growable = growable;
+}
+
+static int seq_error(const struct slim_seq *s)
+{
+	return s->growable ? -ENOMEM : -ENOSPC;
+}
+
+/* Make room for need bytes in all, the NUL included; fails quietly. */
+static void seq_grow(struct slim_seq *s, size_t need)
+{
+	size_t want = s->size ? s->size : SEQ_MIN_ALLOC;
+	char *buf;
+
+	if (need > SEQ_MAX_ALLOC)
+		return;
+	while (want < need)
+		want *= 2;
+	if (want > SEQ_MAX_ALLOC)
+		want = SEQ_MAX_ALLOC;
+	buf = s->size ? realloc(s->buf, want) : malloc(want);
+	if (!buf)
+		return;
+	if (!s->size)
+		buf[0] = '\0';
+	s->buf = buf;
+	s->size = want;
+}
+
+/* How many of n more bytes fit, growing the sequence if it may. */
+static unsigned int seq_room(struct slim_seq *s, unsigned int n)
+{
+	size_t need = (size_t)s->len + n + 1;
+	unsigned int free_bytes;
+
+	if (need > s->size && s->growable)
+		seq_grow(s, need);
+	if (!s->size)
+		return 0;
+	free_bytes = s->size - 1 - s->len;
+	return n < free_bytes ? n : free_bytes;
+}
+
+static int seq_append(struct slim_seq *s, const void *mem, unsigned int n)
+{
+	unsigned int room = seq_room(s, n);
+
+	if (room) {
+		memcpy(s->buf + s->len, mem, room);
+		s->len += room;
+		s->buf[s->len] = '\0';
+	}
+	if (room < n) {
+		s->overflow = 1;
+		return seq_error(s);
+	}
+	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap)
+{
+	unsigned int avail = s->size - s->len;	/* the NUL's byte included */
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(s->size ? s->buf + s->len : NULL, avail, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		if (s->size)
+			s->buf[s->len] = '\0';
+		return -EINVAL;
+	}
+	if ((unsigned int)n < avail) {
+		s->len += n;
+		return n;
+	}
+	/* Did not fit: grow and print again, or keep what fitted. */
+	if (seq_room(s, n) == (unsigned int)n) {
+		vsnprintf(s->buf + s->len, s->size - s->len, fmt, ap);
+		s->len += n;
+		return n;
+	}
+	/* The buffer may have grown, just not enough: fill all of it. */
+	if (s->size) {
+		vsnprintf(s->buf + s->len, s->size - s->len, fmt, ap);
+		s->len = s->size - 1;
+	}
+	s->overflow = 1;
+	return seq_error(s);
+}
+
+SLIM_EXPORT int slim_seq_printf(struct slim_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = slim_seq_vprintf(s, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+SLIM_EXPORT int slim_seq_puts(struct slim_seq *s, const char *str)
+{
+	size_t n = strlen(str);
+
+	if (n > UINT_MAX) {
+		s->overflow = 1;
+		return seq_error(s);
+	}
+	return seq_append(s, str, n);
+}
+
+SLIM_EXPORT int slim_seq_putc(struct slim_seq *s, char c)
+{
+	return seq_append(s, &c, 1);
+}
+
+SLIM_EXPORT int slim_seq_putmem(struct slim_seq *s, const void *mem, unsigned int len)
+{
+	return seq_append(s, mem, len);
+}
+
+/*
+ * Close a helper's text with a NUL so that the next helper on the same
+ * scratch sequence starts a new string, and return the text. The pointer
+ * is taken last: a growable sequence may have moved.
+ */
+static const char *helper_text(struct slim_seq *p, unsigned int start)
+{
+	slim_seq_putc(p, '\0');
+	return p->buf + start;
+}
+
+/* One entry of either flag table type, read the same way. */
+struct flag_entry {
+	unsigned long long mask;
+	const char *name;
+};
+
+typedef int (*flag_reader)(const void *names, unsigned int i, struct flag_entry *e);
+
+static int read_flag(const void *names, unsigned int i, struct flag_entry *e)
+{
+	const struct slim_print_flag *f = (const struct slim_print_flag *)names + i;
+
+	e->mask = f->mask;
+	e->name = f->name;
+	return e->name != NULL;
+}
+
+static int read_flag_u64(const void *names, unsigned int i, struct flag_entry *e)
+{
+	const struct slim_print_flag_u64 *f = (const struct slim_print_flag_u64 *)names + i;
+
+	e->mask = f->mask;
+	e->name = f->name;
+	return e->name != NULL;
+}
+
+/*
+ * The kernel's __print_flags: names of the entries whose bits are all set,
+ * in table order, each clearing its bits; what no entry claimed follows as
+ * hex. The scan stops once no bit is left, so flags == 0 prints nothing,
+ * even if an entry has mask 0 (while flags != 0, a mask 0 entry matches).
+ */
+static const char *print_flags(struct slim_seq *p, const char *delim,
+			       unsigned long long flags, const void *names,
+			       flag_reader read)
+{
+	unsigned int start = p->len;
+	struct flag_entry e;
+	unsigned int i;
+	int first = 1;
+
+	for (i = 0; names && flags && read(names, i, &e); i++) {
+		if ((flags & e.mask) != e.mask)
+			continue;
+		flags &= ~e.mask;
+		if (!first && delim)
+			slim_seq_puts(p, delim);
+		first = 0;
+		slim_seq_puts(p, e.name);
+	}
+	if (flags) {
+		if (!first && delim)
+			slim_seq_puts(p, delim);
+		slim_seq_printf(p, "0x%llx", flags);
+	}
+	return helper_text(p, start);
+}
+
+/*
+ * The kernel's __print_symbolic: the first entry equal to val, else val
+ * in hex. As in the kernel, an entry whose name is "" counts as no match
+ * (the hex form is printed when the match appended nothing).
+ */
+static const char *print_symbols(struct slim_seq *p, unsigned long long val,
+				 const void *names, flag_reader read)
+{
+	unsigned int start = p->len;
+	struct flag_entry e;
+	unsigned int i;
+
+	for (i = 0; names && read(names, i, &e); i++) {
+		if (e.mask == val) {
+			slim_seq_puts(p, e.name);
+			break;
+		}
+	}
+	if (p->len == start)
+		slim_seq_printf(p, "0x%llx", val);
+	return helper_text(p, start);
+}
+
+SLIM_EXPORT const char *slim_print_flags_seq(struct slim_seq *p, const char *delim,
+					     unsigned long flags,
+					     const struct slim_print_flag *names)
+{
+	/* widened to 64 bits: 0x%llx of it is the kernel's 0x%lx */
+	return print_flags(p, delim, flags, names, read_flag);
+}
+
+SLIM_EXPORT const char *slim_print_flags_seq_u64(struct slim_seq *p, const char *delim,
+						 unsigned long long flags,
+						 const struct slim_print_flag_u64 *names)
+{
+	return print_flags(p, delim, flags, names, read_flag_u64);
+}
+
+SLIM_EXPORT const char *slim_print_symbols_seq(struct slim_seq *p, unsigned long val,
+					       const struct slim_print_flag *names)
+{
+	return print_symbols(p, val, names, read_flag);
+}
+
+SLIM_EXPORT const char *slim_print_symbols_seq_u64(struct slim_seq *p, unsigned long long val,
+						   const struct slim_print_flag_u64 *names)
+{
+	return print_symbols(p, val, names, read_flag_u64);
+}
+
+static void put_hex_byte(struct slim_seq *s, unsigned char b)
+{
+	char two[2] = { hex_digits[b >> 4], hex_digits[b & 0xf] };
+
+	slim_seq_putmem(s, two, 2);
+}
+
+/* __print_hex: "de ad be ef"; __print_hex_str: "deadbeef". */
+SLIM_EXPORT const char *slim_print_hex_seq(struct slim_seq *p, const void *buf, int len,
+					   int concatenate)
+{
+	const unsigned char *b = buf;
+	unsigned int start = p->len;
+	int i;
+
+	for (i = 0; b && i < len; i++) {
+		if (i && !concatenate)
+			slim_seq_putc(p, ' ');
+		put_hex_byte(p, b[i]);
+	}
+	return helper_text(p, start);
+}
+
+static unsigned long long load_uint(const unsigned char *ptr, unsigned int size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	/* memcpy: array elements in a record need not be aligned */
+	switch (size) {
+	case 1:
+		memcpy(&v8, ptr, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, ptr, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, ptr, 4);
+		return v32;
+	default:
+		memcpy(&v64, ptr, 8);
+		return v64;
+	}
+}
+
+static long long load_int(const unsigned char *ptr, unsigned int size)
+{
+	unsigned long long v = load_uint(ptr, size);
+
+	switch (size) {
+	case 1:
+		return (int8_t)v;
+	case 2:
+		return (int16_t)v;
+	case 4:
+		return (int32_t)v;
+	default:
+		return (int64_t)v;
+	}
+}
+
+/*
+ * __print_array: "{0x1,0x2}", each element in hex by its size. As in the
+ * kernel, an element size other than 1, 2, 4 or 8 prints "BAD SIZE:N 0x.."
+ * and the rest of the bytes one by one.
+ */
+SLIM_EXPORT const char *slim_print_array_seq(struct slim_seq *p, const void *buf, int count,
+					     unsigned int el_size)
+{
+	const unsigned char *b = buf;
+	unsigned int start = p->len;
+	size_t total = 0, pos = 0;
+
+	if (b && count > 0)
+		total = (size_t)count * el_size;
+	slim_seq_putc(p, '{');
+	while (pos < total) {
+		if (el_size == 1 || el_size == 2 || el_size == 4 || el_size == 8) {
+			slim_seq_printf(p, "%s0x%llx", pos ? "," : "",
+					load_uint(b + pos, el_size));
+		} else {
+			slim_seq_printf(p, "BAD SIZE:%u 0x%x", el_size, (unsigned int)b[pos]);
+			el_size = 1;
+		}
+		pos += el_size;
+	}
+	slim_seq_putc(p, '}');
+	return helper_text(p, start);
+}
+
+SLIM_EXPORT const void *slim_data_loc_get(const void *rec, unsigned int rec_len,
+					  uint32_t loc, unsigned int *dlen)
+{
+	uint32_t off = slim_data_loc_offset(loc);
+	uint32_t n = slim_data_loc_len(loc);
+
+	if (!rec || !n || off > rec_len || n > rec_len - off) {
+		if (dlen)
+			*dlen = 0;
+		return "";
+	}
+	if (dlen)
+		*dlen = n;
+	return (const unsigned char *)rec + off;
+}
+
+SLIM_EXPORT const char *slim_data_loc_str(const void *rec, unsigned int rec_len, uint32_t loc)
+{
+	unsigned int n;
+	const char *str = slim_data_loc_get(rec, rec_len, loc, &n);
+
+	if (!memchr(str, '\0', n))
+		return "";
+	return str;
+}
+
+/* Printers of whole records return what they appended, or the seq's error. */
+static int seq_result(const struct slim_seq *s, unsigned int start)
+{
+	if (s->overflow)
+		return seq_error(s);
+	return (int)(s->len - start);
+}
+
+static int is_text_byte(unsigned char c)
+{
+	return (c >= 0x20 && c < 0x7f) || (c >= '\t' && c <= '\r');
+}
+
+static void put_byte_array(struct slim_seq *s, const unsigned char *b, unsigned int n)
+{
+	unsigned int i;
+
+	slim_seq_puts(s, "ARRAY[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			slim_seq_puts(s, ", ");
+		put_hex_byte(s, b[i]);
+	}
+	slim_seq_putc(s, ']');
+}
+
+/* Text up to the first NUL within n bytes; bytes that are not text go as an array. */
+static void put_text(struct slim_seq *s, const unsigned char *b, unsigned int n)
+{
+	const unsigned char *nul = memchr(b, '\0', n);
+	unsigned int text = nul ? (unsigned int)(nul - b) : n;
+	unsigned int i;
+
+	for (i = 0; i < text; i++) {
+		if (!is_text_byte(b[i])) {
+			put_byte_array(s, b, n);
+			return;
+		}
+	}
+	slim_seq_putmem(s, b, text);
+}
+
+static void put_number(struct slim_seq *s, const char *type, const unsigned char *b,
+		       unsigned int size, int is_signed)
+{
+	if (strchr(type, '*'))
+		slim_seq_printf(s, "0x%llx", load_uint(b, size));
+	else if (is_signed)
+		slim_seq_printf(s, "%lld", load_int(b, size));
+	else if (strstr(type, "long"))
+		slim_seq_printf(s, "0x%llx", load_uint(b, size));
+	else
+		slim_seq_printf(s, "%llu", load_uint(b, size));
+}
+
+static void put_dynamic(struct slim_seq *s, const struct slim_field_table *t,
+			const struct slim_field *f, const unsigned char *rec,
+			unsigned int len)
+{
+	uint32_t loc = (uint32_t)load_uint(rec + f->offset, 4);
+	uint32_t want = slim_data_loc_len(loc);
+	unsigned int n;
+	const unsigned char *b = slim_data_loc_get(rec, len, loc, &n);
+
+	if (n != want)
+		slim_seq_puts(s, "<OVERFLOW>");
+	else if (slim_field_filter_type(t, f) == SLIM_FILTER_DYN_STRING)
+		put_text(s, b, n);
+	else
+		put_byte_array(s, b, n);
+}
+
+static void put_field(struct slim_seq *s, const struct slim_field_table *t,
+		      const struct slim_field *f, const unsigned char *rec,
+		      unsigned int len)
+{
+	const char *type = slim_field_type(t, f);
+	const unsigned char *b = rec + f->offset;
+
+	if ((unsigned int)f->offset + f->size > len) {
+		slim_seq_puts(s, "<OVERFLOW>");
+		return;
+	}
+	if (!strncmp(type, "__data_loc", 10) && f->size == 4) {
+		put_dynamic(s, t, f, rec, len);
+		return;
+	}
+	if (slim_field_filter_type(t, f) == SLIM_FILTER_STATIC_STRING) {
+		put_text(s, b, f->size);
+		return;
+	}
+	if (strchr(type, '[') || (f->size != 1 && f->size != 2 &&
+				  f->size != 4 && f->size != 8)) {
+		put_byte_array(s, b, f->size);
+		return;
+	}
+	put_number(s, type, b, f->size, f->is_signed);
+}
+
+SLIM_EXPORT int slim_print_raw_fields(struct slim_seq *s, const struct slim_field_table *t,
+				      const void *rec, unsigned int len)
+{
+	unsigned int start = s->len;
+	unsigned int i;
+
+	for (i = 0; t && rec && i < t->nr_fields; i++) {
+		const struct slim_field *f = &t->fields[i];
+
+		slim_seq_printf(s, "%s%s=", i ? " " : "", slim_field_name(t, f));
+		put_field(s, t, f, rec, len);
+	}
+	return seq_result(s, start);
+}
+
+SLIM_EXPORT int slim_print_hex_record(struct slim_seq *s, const void *rec, unsigned int len)
+{
+	const unsigned char *b = rec;
+	unsigned int start = s->len;
+	unsigned int pos, n, i;
+
+	for (pos = 0; b && pos < len; pos += n) {
+		n = len - pos < 8 ? len - pos : 8;
+		for (i = 0; i < n; i++) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			put_hex_byte(s, b[pos + n - 1 - i]);
+#else
+			put_hex_byte(s, b[pos + i]);
+#endif
+		}
+		slim_seq_putc(s, ' ');
+	}
+	return seq_result(s, start);
+}
+
+SLIM_EXPORT int slim_print_bin_record(struct slim_seq *s, const void *rec, unsigned int len)
+{
+	unsigned int start = s->len;
+
+	if (rec)
+		slim_seq_putmem(s, rec, len);
+	return seq_result(s, start);
+}
+
+/*
+ * One line of the format file. An array's type text is "char[16]" and its
+ * line reads "char name[16]"; a __data_loc type keeps its brackets before
+ * the name ("__data_loc char[] name"), as the kernel prints them.
+ */
+static void format_field(struct slim_seq *s, const struct slim_field_table *t,
+			 const struct slim_field *f)
+{
+	const char *type = slim_field_type(t, f);
+	const char *name = slim_field_name(t, f);
+	const char *bracket = strchr(type, '[');
+
+	if (!strncmp(type, "__data_loc", 10))
+		bracket = NULL;
+	if (bracket)
+		slim_seq_printf(s, "\tfield:%.*s %s%s;", (int)(bracket - type), type,
+				name, bracket);
+	else
+		slim_seq_printf(s, "\tfield:%s %s;", type, name);
+	slim_seq_printf(s, "\toffset:%u;\tsize:%u;\tsigned:%d;\n", f->offset, f->size,
+			f->is_signed ? 1 : 0);
+}
+
+static void format_fields(struct slim_seq *s, const struct slim_field_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; t && i < t->nr_fields; i++)
+		format_field(s, t, &t->fields[i]);
+}
+
+SLIM_EXPORT int slim_format_print(struct slim_seq *s, const char *name, int id,
+				  const struct slim_field_table *t, const char *print_fmt)
+{
+	unsigned int start = s->len;
+
+	slim_seq_printf(s, "name: %s\nID: %d\nformat:\n", name ? name : "", id);
+	format_fields(s, &slim_common_fields);
+	slim_seq_putc(s, '\n');
+	format_fields(s, t);
+	slim_seq_printf(s, "\nprint fmt: %s\n", print_fmt ? print_fmt : "");
+	return seq_result(s, start);
+}
