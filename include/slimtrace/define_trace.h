@@ -76,7 +76,8 @@
 
 #pragma GCC diagnostic pop
 
-#include <slimtrace/stages/reset.h>
+#include <slimtrace/stages/undef.h>
+#undef TP_STRUCT__entry
 #undef TRACE_HEADER_MULTI_READ
 
 /* One constructor per file, however many trace headers it defines. */

@@ -1,0 +1,2 @@
+# Kernel-style headers reach slimtrace through the compat include folder.
+$(B)/tests/test_kernel_compat: TEST_CFLAGS += -Iinclude/slimtrace/compat
