@@ -69,7 +69,7 @@
 /* A mismatch would otherwise surface later as a puzzling call error. */
 #define __SLIM_CHECK_ARITY(name, proto, args)				\
 	_Static_assert(SLIM_NARGS(proto) == SLIM_NARGS(args),		\
-		       "TP_PROTO and TP_ARGS of '" #name "' differ in arity")
+		       "TP_PROTO and TP_ARGS of " #name " differ in arity")
 
 /* Bare tracepoints: the tracepoint object and its iterator. */
 #define __SLIM_DECLARE_TRACE(name, proto, args)				\
@@ -102,8 +102,8 @@
 	extern SLIM_HIDDEN struct slim_event slim_event_##name;	\
 	/* An unknown class stops here: slim_class_<template> undeclared. */ \
 	_Static_assert(sizeof(&slim_class_##template) != 0,		\
-		       "DEFINE_EVENT '" #name "': no DECLARE_EVENT_CLASS '" \
-		       #template "'");					\
+		       "DEFINE_EVENT " #name ": no DECLARE_EVENT_CLASS " \
+		       #template);					\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
 	static inline void trace_##name(proto)				\
 	{								\
@@ -222,6 +222,30 @@
 		slim_sections_unregister(__start_slim_events,		\
 					 __start_slim_tracepoints);	\
 	}
+
+/* The constant half; see struct slim_event_desc. */
+#define __SLIM_EVENT_DESC(template, name, print_ref)			\
+	__asm__(".pushsection .rodata.slim_names,\"a\"\n"		\
+		".Lslim_ev_name_" #name ": .asciz \"" #name "\"\n"	\
+		".popsection\n"						\
+		".pushsection slim_events,\"a\"\n"			\
+		".balign 4\n"						\
+		".long slim_event_" #name " - .\n"			\
+		".long .Lslim_ev_name_" #name " - .\n"			\
+		".long slim_class_" #template " - .\n"			\
+		".long " print_ref "\n"					\
+		".popsection\n")
+
+/*
+ * An event of a hand-written class (the kernel's syscall and dynamic
+ * event cases): slim_class_<class>() returns the class.  Found through
+ * the section like any other event.
+ */
+#define SLIM_EVENT_DEFINE(class, name)					\
+	SLIM_HIDDEN __attribute__((used)) struct slim_event slim_event_##name; \
+	__SLIM_EVENT_DESC(class, name, "0");				\
+	__SLIM_SECTIONS_CTOR(name)					\
+	__SLIM_END
 
 /* Defines a bare tracepoint outside of CREATE_TRACE_POINTS. */
 #define DEFINE_TRACE(name, proto, args)					\

@@ -66,19 +66,6 @@
 	}								\
 	__SLIM_END
 
-/* The constant half; see struct slim_event_desc. */
-#define __SLIM_EVENT_DESC(template, name, print_ref)			\
-	__asm__(".pushsection .rodata.slim_names,\"a\"\n"		\
-		".Lslim_ev_name_" #name ": .asciz \"" #name "\"\n"	\
-		".popsection\n"						\
-		".pushsection slim_events,\"a\"\n"			\
-		".balign 4\n"						\
-		".long slim_event_" #name " - .\n"			\
-		".long .Lslim_ev_name_" #name " - .\n"			\
-		".long slim_class_" #template " - .\n"			\
-		".long " print_ref "\n"					\
-		".popsection\n")
-
 #define DEFINE_EVENT(template, name, proto, args)			\
 	SLIM_HIDDEN __attribute__((used)) struct slim_event slim_event_##name; \
 	__SLIM_EVENT_DESC(template, name, "0")
