@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace clocks (internal).  The record path stamps every event with
+ * slim_clock_now(), a raw reading of the selected clock; readers turn it
+ * into time with slim_clock_to_ns().  docs/clocks.md explains the choices.
+ *
+ *   mono      CLOCK_MONOTONIC, the kernel's "mono" trace clock.  When the
+ *             cycle counter is invariant, events carry raw cycles and the
+ *             read side converts them with a calibration table.
+ *   mono_raw  CLOCK_MONOTONIC_RAW, the kernel's "mono_raw".
+ *   tsc       the raw cycle counter (rdtsc, cntvct_el0), the kernel's
+ *             "x86-tsc"; read back as cycles, not ns.
+ */
+#ifndef SLIM_CLOCK_H
+#define SLIM_CLOCK_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+enum slim_clock_id {
+	SLIM_CLOCK_MONO,
+	SLIM_CLOCK_MONO_RAW,
+	SLIM_CLOCK_TSC,
+	SLIM_CLOCK_NR,
+};
+
+/*
+ * One piece of the cycles -> ns mapping, valid from tsc_base on:
+ *   ns = ns_base + ((raw - tsc_base) * mult >> shift)
+ * The same meaning as perf's time_zero/time_mult/time_shift.
+ */
+struct slim_clock_calib {
+	uint32_t mult;
+	uint32_t shift;
+	uint64_t tsc_base;
+	uint64_t ns_base;
+};
+
+/* Most calibration points kept; older ones are thinned out, not lost. */
+#define SLIM_CLOCK_CALIB_MAX	512
+
+/* Set up (idempotent, also run by a constructor).  Returns 0. */
+int slim_clock_init(void);
+
+/* Select a clock by name; surrounding blanks are ignored.  0 or -EINVAL. */
+int slim_clock_set(const char *name);
+const char *slim_clock_name(void);
+enum slim_clock_id slim_clock_current(void);
+
+/*
+ * "[mono] mono_raw tsc" (no newline) into buf.  Returns the text length,
+ * or -ENOSPC when buf is too small (buf then holds "" if len > 0).
+ */
+int slim_clock_list(char *buf, size_t len);
+
+/* 1 when slim_clock_to_ns() yields ns, 0 when it yields counter ticks. */
+int slim_clock_in_ns(void);
+
+/* Read side: a raw stamp of the current clock into its ns (or ticks). */
+uint64_t slim_clock_to_ns(uint64_t raw);
+
+/*
+ * Whether "mono" reads the cycle counter (calibrated) or clock_gettime().
+ * slim_clock_mono_use_tsc(1) fails with -ENODEV when the counter is not
+ * invariant.  Like a clock switch, only while nothing is being recorded.
+ */
+int slim_clock_mono_use_tsc(int on);
+int slim_clock_mono_is_tsc(void);
+
+/*
+ * Calibration upkeep, off the hot path.  slim_clock_tick() is cheap (a
+ * counter read and a compare when nothing is due): call it from slow
+ * paths such as a buffer page switch.  slim_clock_recalibrate() takes a
+ * point now: 0, -EAGAIN if the last point is under 1 ms old or another
+ * thread is calibrating, -ENODEV when there is no calibrated counter.
+ */
+void slim_clock_tick(void);
+int slim_clock_recalibrate(void);
+
+/*
+ * The calibration table, for a trace file: entry i holds point i and the
+ * slope that applies after it (the last entry's slope extrapolates).
+ * Copies at most max entries and returns how many there are.
+ */
+size_t slim_clock_calib_snapshot(struct slim_clock_calib *tab, size_t max);
+
+/* Convert with a table such as a snapshot (entries ordered by tsc_base). */
+uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
+				uint64_t raw);
+
+/* ---- hot path ---------------------------------------------------------- */
+
+/* What slim_clock_now() reads: a POSIX clock id, or this for the counter. */
+#define SLIM_CLOCK_SRC_COUNTER	(-1)
+extern _Atomic int slim_clock_src;
+
+#if defined(__x86_64__)
+#define SLIM_CLOCK_HAVE_COUNTER 1
+static inline uint64_t slim_clock_cycles(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(__aarch64__)
+#define SLIM_CLOCK_HAVE_COUNTER 1
+static inline uint64_t slim_clock_cycles(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+#else
+#define SLIM_CLOCK_HAVE_COUNTER 0
+static inline uint64_t slim_clock_cycles(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+static inline uint64_t slim_clock_gettime_ns(int id)
+{
+	struct timespec ts;
+
+	clock_gettime((clockid_t)id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The stamp for an event.  Unordered counter read: it may drift a few ns
+ * against neighbouring loads, far below what a trace can resolve.
+ */
+static inline uint64_t slim_clock_now(void)
+{
+	int src = atomic_load_explicit(&slim_clock_src, memory_order_relaxed);
+
+	if (src == SLIM_CLOCK_SRC_COUNTER)
+		return slim_clock_cycles();
+	return slim_clock_gettime_ns(src);
+}
+
+#endif

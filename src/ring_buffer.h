@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-thread ring buffer (internal).
+ *
+ * One buffer has one writer, the thread that owns it (and that thread's
+ * signal handlers), and at most one reader at a time, which may run on any
+ * thread concurrently with the writer.  The memory is an array of pages in
+ * the kernel's ring-buffer page format, so that a trace.dat writer can dump
+ * pages as they are.  docs/ring-buffer.md explains the format choices and
+ * why the reader/writer handshake is safe.
+ *
+ * Writer rules: every non-NULL slim_rb_reserve() is followed by exactly one
+ * slim_rb_commit() or slim_rb_discard() before the next reserve on the same
+ * buffer; a NULL return is followed by neither.
+ *
+ * Reader rules: readers of one buffer (iterator, consume, peek, read_page,
+ * reset) must be serialized by the caller; they never block the writer.
+ */
+#ifndef SLIM_RING_BUFFER_H
+#define SLIM_RING_BUFFER_H
+
+#include <stdint.h>
+#include <slimtrace/compiler.h>
+
+/* The kernel's buffer_data_page: 16-byte header, then event data. */
+#define SLIM_RB_PAGE_SIZE	4096u
+#define SLIM_RB_DATA_SIZE	(SLIM_RB_PAGE_SIZE - 16u)
+/* An event is an 8-byte header (type_len 0 + length word) and the payload. */
+#define SLIM_RB_EVENT_HDR	8u
+#define SLIM_RB_MAX_PAYLOAD	(SLIM_RB_DATA_SIZE - SLIM_RB_EVENT_HDR)
+
+/* Flags in the commit word of a page handed out by slim_rb_read_page(). */
+#define SLIM_RB_MISSED_EVENTS	(1ull << 31)
+#define SLIM_RB_MISSED_STORED	(1ull << 30)
+
+/* Event header: type_len (5 bits) and time_delta (27 bits) in one u32. */
+#define SLIM_RB_TYPE_DATA_MAX	28u
+#define SLIM_RB_TYPE_PADDING	29u
+#define SLIM_RB_TYPE_TIME_EXTEND 30u
+#define SLIM_RB_TYPE_TIME_STAMP	31u
+#define SLIM_RB_DELTA_BITS	27u
+#define SLIM_RB_DELTA_MAX	((1u << SLIM_RB_DELTA_BITS) - 1)
+
+struct slim_rb_page {
+	uint64_t time_stamp;	/* absolute time of the page's first event */
+	uint64_t commit;	/* bytes of data committed (atomic in a live page) */
+	unsigned char data[SLIM_RB_DATA_SIZE];
+};
+
+/* State only the owning thread touches, except the counters (stats). */
+struct slim_rb_writer {
+	struct slim_rb_page *page;	/* page being filled */
+	uint32_t off;			/* bytes used in it, reservation included */
+	uint32_t limit;			/* fast path room: 0 sends it to the slow path */
+	uint32_t resv_off;		/* off before the reservation (discard) */
+	uint64_t ts;			/* time of the last event, reservation included */
+	uint64_t resv_ts;		/* ts before the reservation (discard) */
+	uint64_t seq;			/* sequence number of the page */
+	uint64_t page_first;		/* `written` when the page was started */
+	int busy;			/* a reservation is outstanding */
+	uint64_t written;		/* committed events */
+	uint64_t overwritten;		/* committed events whose page was reused */
+	uint64_t dropped;		/* events refused by the writer itself */
+};
+
+/* Reader-private cursor: where the next unread event is. */
+struct slim_rb_reader {
+	uint64_t seq;		/* page sequence number */
+	uint64_t ts;		/* time just before `off` (valid when off > 0) */
+	uint32_t off;		/* next unread byte of the page */
+	uint32_t count;		/* events consumed from the page */
+	uint64_t overwritten_seen;	/* overwritten events reported by read_page */
+};
+
+/* Bookkeeping for the page in one slot, for the writer's lost count. */
+struct slim_rb_slot {
+	uint32_t entries;	/* writer: events committed, set when the page closes */
+	uint32_t consumed;	/* reader: events consumed from it */
+};
+
+struct slim_rb {
+	struct slim_rb_writer w;
+
+	/* Published by the writer once per page switch. */
+	uint64_t cur_seq __attribute__((aligned(64)));	/* page being filled */
+	uint64_t claim_seq;	/* the writer is taking the pages below this one */
+	uint64_t overrun_seq;	/* pages below this one were overwritten (and counted) */
+	uint64_t nested;	/* events refused because a reservation was open */
+
+	/* Published by the reader. */
+	uint64_t reader_busy __attribute__((aligned(64))); /* seq + 1 of the page being read, 0 if none */
+	uint64_t read_seq;	/* pages below this one were read to the end */
+	uint64_t consumed;	/* events read out or cleared */
+	struct slim_rb_reader r;
+
+	/* Constant after creation. */
+	struct slim_rb_page *pages __attribute__((aligned(64)));
+	struct slim_rb_slot *slots;	/* one per page */
+	unsigned int nr_pages;
+	int overwrite;
+};
+
+struct slim_rb_stats {
+	uint64_t entries;	/* events in the buffer now */
+	uint64_t written;	/* events ever committed */
+	uint64_t lost;		/* overwritten + dropped */
+	uint64_t consumed;	/* read out by consume/read_page, or cleared by reset */
+	uint64_t overwritten;	/* committed, then lost to a reused page */
+	uint64_t dropped;	/* never recorded: full (drop mode), nested, too big, page held by the reader */
+	uint64_t pages;
+};
+
+/* A private copy of the pages that an iterator walks. */
+struct slim_rb_copy {
+	uint64_t time_stamp;
+	uint32_t len;
+	unsigned char data[SLIM_RB_DATA_SIZE];
+};
+
+struct slim_rb_iter {
+	struct slim_rb_copy *pages;
+	unsigned int nr;	/* pages copied */
+	unsigned int idx;	/* page being walked */
+	uint32_t off;
+	uint64_t ts;
+};
+
+/*
+ * A buffer of nr_pages pages (at least 2) of 4096 bytes.  overwrite: when
+ * full, the oldest page is reused (its unread events count as lost);
+ * otherwise new events are dropped (and counted).  NULL: out of memory.
+ * The buffer belongs to no thread: it outlives its writer.
+ */
+struct slim_rb *slim_rb_create(unsigned int nr_pages, int overwrite);
+/* Neither the writer nor a reader may be using it. */
+void slim_rb_destroy(struct slim_rb *rb);
+
+/*
+ * Counters, from any thread.  Exact at quiescence; while the writer runs
+ * they may be a few events apart.  written == entries + overwritten +
+ * consumed; an event fired is either written or dropped.
+ */
+void slim_rb_stats(struct slim_rb *rb, struct slim_rb_stats *st);
+
+/*
+ * Non-consuming walk over the committed events, oldest first, from a
+ * private copy taken by iter_start (so the walk may be slow).  Payloads
+ * point into the copy and stay valid until iter_end.  Lengths are the
+ * reserved length rounded up to 8.  iter_start: 0 or -ENOMEM.
+ */
+int slim_rb_iter_start(struct slim_rb *rb, struct slim_rb_iter *it);
+int slim_rb_iter_next(struct slim_rb_iter *it, const void **payload,
+		      unsigned int *len, uint64_t *ts);
+void slim_rb_iter_end(struct slim_rb_iter *it);
+
+/*
+ * Take the oldest event: 1 (payload copied, len and ts set), 0 if there is
+ * none now, -ENOSPC if it is longer than cap (it stays; *len says how long).
+ */
+int slim_rb_consume(struct slim_rb *rb, void *payload_copy, unsigned int cap,
+		    unsigned int *len, uint64_t *ts);
+/* Length and time of the oldest event without taking it: 1 or 0. */
+int slim_rb_peek(struct slim_rb *rb, unsigned int *len, uint64_t *ts);
+/*
+ * Take the unread part of the oldest page into page4096 as a complete
+ * kernel page: time stamp, commit (with SLIM_RB_MISSED_EVENTS, and
+ * SLIM_RB_MISSED_STORED plus the count after the data, when pages were
+ * overwritten since the previous call), data, zeros.  With full_only, the
+ * page being filled is left alone.  1: a page, 0: none.
+ */
+int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only);
+/*
+ * Clear what is committed now (the events count as consumed).  A reader
+ * operation: safe while the writer records; events recorded meanwhile may
+ * stay.  Counters are not reset.
+ */
+void slim_rb_reset(struct slim_rb *rb);
+
+/* Out-of-line parts of the writer; not for direct use. */
+SLIM_COLD void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len,
+				      uint64_t ts);
+SLIM_COLD void *slim_rb__nested(struct slim_rb *rb);
+
+static inline uint32_t slim_rb_hdr(unsigned int type, uint32_t delta)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return (uint32_t)type << SLIM_RB_DELTA_BITS | delta;
+#else
+	return delta << 5 | type;
+#endif
+}
+
+/* Bytes an event of a payload of len bytes takes, payload rounded to 8. */
+static inline uint64_t slim_rb_event_size(unsigned int len)
+{
+	return SLIM_RB_EVENT_HDR + (((uint64_t)len + 7) & ~(uint64_t)7);
+}
+
+/*
+ * Reserve room for a payload of len bytes at time ts.  The payload is
+ * 8-byte aligned.  NULL means the event is lost (and counted).
+ *
+ * The writer's state moves at reserve time, so that commit, which only
+ * publishes, is not on the path from one event to the next.
+ */
+static inline void *slim_rb_reserve(struct slim_rb *rb, unsigned int len,
+				    uint64_t ts)
+{
+	struct slim_rb_writer *w = &rb->w;
+	uint64_t size = slim_rb_event_size(len);
+	uint32_t off, *ev;
+	uint64_t delta;
+
+	if (slim_unlikely(w->busy))
+		return slim_rb__nested(rb);
+	w->busy = 1;
+	/* A signal handler that records must see busy before any state. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+
+	off = w->off;
+	delta = ts - w->ts;	/* a clock going back wraps: slow path */
+	if (slim_unlikely(delta > SLIM_RB_DELTA_MAX || off + size > w->limit))
+		return slim_rb__reserve_slow(rb, len, ts);
+
+	ev = (uint32_t *)(w->page->data + off);
+	ev[0] = slim_rb_hdr(0, (uint32_t)delta);
+	ev[1] = (uint32_t)size - 4;	/* the kernel's length word counts itself */
+	w->resv_off = off;
+	w->resv_ts = w->ts;
+	w->off = off + (uint32_t)size;
+	w->ts = ts;
+	return ev + 2;
+}
+
+/* Publish the outstanding reservation. */
+static inline void slim_rb_commit(struct slim_rb *rb)
+{
+	struct slim_rb_writer *w = &rb->w;
+
+	slim_store_release(&w->page->commit, (uint64_t)w->off);
+	SLIM_WRITE_ONCE(w->written, w->written + 1);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->busy = 0;
+}
+
+/*
+ * Drop the outstanding reservation (a filtered-out event, not lost).  Only
+ * one reservation is ever open, so it is always the last thing in the page
+ * and nothing of it was published: rolling the writer back is enough.  If
+ * it was to be the page's first event, the next event restamps the page.
+ */
+static inline void slim_rb_discard(struct slim_rb *rb)
+{
+	struct slim_rb_writer *w = &rb->w;
+
+	w->off = w->resv_off;
+	w->ts = w->resv_ts;
+	if (w->off == 0)
+		w->limit = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->busy = 0;
+}
+
+#endif /* SLIM_RING_BUFFER_H */
