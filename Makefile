@@ -35,7 +35,7 @@ SHARED := $(B)/libslimtrace.so.$(SOVER)
 
 ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS)
 
-.PHONY: all lib tests demo check check-plain check-asan check-tsan clean install bench footprint fuzz
+.PHONY: all lib tests examples demo check check-plain check-asan check-tsan clean install bench footprint fuzz
 all: lib tests examples
 
 lib: $(STATIC) $(SHARED)

@@ -55,7 +55,7 @@ static struct slim_buffer *take_buffer(void)
 	int zero = 0;
 
 	for (b = buffers; b; b = b->next) {
-		if (__atomic_compare_exchange_n(&b->owned, &zero, 1, 0,
+		if (!b->retired && __atomic_compare_exchange_n(&b->owned, &zero, 1, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return b;
 		zero = 0;
@@ -106,6 +106,7 @@ SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *
 {
 	struct slim_buffer *b = self;
 	struct slim_trace_entry *ent;
+	struct slim_rb *rb;
 
 	if (slim_unlikely(!SLIM_READ_ONCE(slim_tracing_on)))
 		return NULL;
@@ -115,7 +116,8 @@ SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *
 			return NULL;
 	}
 	/* A record too large for its encoding is lost, and counted. */
-	ent = slim_rb_reserve(b->rb, size ? size : UINT_MAX, slim_clock_now());
+	rb = slim_rcu_dereference(b->rb);
+	ent = slim_rb_reserve(rb, size ? size : UINT_MAX, slim_clock_now());
 	if (slim_unlikely(!ent))
 		return NULL;
 	ent->type = (uint16_t)ev->event.type;
@@ -125,6 +127,7 @@ SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *
 	r->rec = ent;
 	r->ev = ev;
 	r->buffer = b;
+	r->rb = rb;
 	r->len = size;
 	return ent;
 }
@@ -144,14 +147,76 @@ static SLIM_COLD int filter_rejects(struct slim_reserve *r)
 
 SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
 {
-	struct slim_buffer *b = r->buffer;
-
 	if (slim_unlikely(SLIM_READ_ONCE(r->ev->flags) & SLIM_EVENT_FL_FILTERED) &&
 	    filter_rejects(r)) {
-		slim_rb_discard(b->rb);
+		slim_rb_discard(r->rb);
 		return;
 	}
-	slim_rb_commit(b->rb);
+	slim_rb_commit(r->rb);
+}
+
+/*
+ * New rings for every buffer (buffer_size_kb, the overwrite option).
+ * Writers switch at their next event; the old rings keep their records,
+ * readable as buffers of their own, until the trace is cleared.
+ */
+static int rebuild(unsigned int pages, int overwrite)
+{
+	struct slim_buffer *b, *old_rings = NULL, *o, **tail;
+	struct slim_rb *rb;
+	int ret = 0;
+
+	pthread_mutex_lock(&buffers_lock);
+	slim_buffer_pages = pages;
+	slim_buffer_overwrite = overwrite;
+	for (b = buffers; b; b = b->next) {
+		if (b->retired)
+			continue;
+		rb = slim_rb_create(pages, overwrite);
+		o = calloc(1, sizeof(*o));
+		if (!rb || !o) {
+			slim_rb_destroy(rb);
+			free(o);
+			ret = -ENOMEM;
+			break;
+		}
+		o->rb = b->rb;
+		o->retired = 1;
+		o->cpu = nr_buffers++;
+		pthread_mutex_init(&o->read_lock, NULL);
+		o->next = old_rings;
+		old_rings = o;
+		pthread_mutex_lock(&b->read_lock);
+		slim_rcu_assign_pointer(b->rb, rb);
+		pthread_mutex_unlock(&b->read_lock);
+	}
+	/* Writers still in the old rings finish before readers take them. */
+	slim_rcu_synchronize();
+	for (tail = &buffers; *tail; tail = &(*tail)->next)
+		;
+	while (old_rings) {
+		o = old_rings;
+		old_rings = o->next;
+		o->next = NULL;
+		slim_store_release(tail, o);
+		tail = &o->next;
+	}
+	pthread_mutex_unlock(&buffers_lock);
+	return ret;
+}
+
+int slim_buffers_resize(unsigned int pages)
+{
+	if (pages < 1)
+		return -EINVAL;
+	return rebuild(pages, slim_buffer_overwrite);
+}
+
+int slim_buffers_set_overwrite(int overwrite)
+{
+	if (!!overwrite == slim_buffer_overwrite)
+		return 0;
+	return rebuild(slim_buffer_pages, !!overwrite);
 }
 
 struct slim_buffer *slim_buffers_first(void)

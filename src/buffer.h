@@ -13,6 +13,7 @@
 struct slim_buffer {
 	struct slim_rb *rb;
 	int owned;		/* a live thread writes here */
+	int retired;		/* an old ring kept for its records */
 	int cpu;		/* its number: the CPU column, trace.dat's CPU */
 	int32_t tid;		/* the thread writing now, or last */
 	char comm[16];		/* its name when it took the buffer */
@@ -28,6 +29,9 @@ extern uint64_t slim_lost_nobuf;
 struct slim_buffer *slim_buffers_first(void);
 void slim_buffers_stats(struct slim_rb_stats *sum);
 int slim_buffers_count(void);
+/* buffer_size_kb and the overwrite option: 0 or -errno. */
+int slim_buffers_resize(unsigned int pages);
+int slim_buffers_set_overwrite(int overwrite);
 
 /* Thread names by id (the kernel's saved_cmdlines). */
 void slim_cmdline_save(int32_t tid, const char *comm);

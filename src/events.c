@@ -237,21 +237,26 @@ SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_e
 	return &e->class->fields;
 }
 
-SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *name)
+struct slim_event *slim_event_find_locked(const char *system, const char *name)
 {
-	struct slim_event *found = NULL;
 	int id;
 
-	if (!name)
-		return NULL;
-	pthread_mutex_lock(&slim_event_mutex);
-	for (id = 1; id <= max_id && !found; id++) {
+	for (id = 1; name && id <= max_id; id++) {
 		struct slim_event_entry *e = &entries[id];
 
 		if (e->ev && strcmp(e->name, name) == 0 &&
 		    (!system || strcmp(e->class->fields.strings, system) == 0))
-			found = e->ev;
+			return e->ev;
 	}
+	return NULL;
+}
+
+SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *name)
+{
+	struct slim_event *found;
+
+	pthread_mutex_lock(&slim_event_mutex);
+	found = slim_event_find_locked(system, name);
 	pthread_mutex_unlock(&slim_event_mutex);
 	return found;
 }

@@ -28,6 +28,7 @@ struct slim_event_entry {
 const struct slim_event_entry *slim_event_entry(const struct slim_event *ev);
 int slim_event_enable_locked(struct slim_event *ev, int enable);
 int slim_max_event_id(void);
+struct slim_event *slim_event_find_locked(const char *system, const char *name);
 
 /* Replace ev's filter (NULL: none); mutex held. */
 void slim_filter_set(struct slim_event *ev, struct slim_filter *filter);

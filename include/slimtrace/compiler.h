@@ -30,4 +30,25 @@
 #define slim_load_acquire(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define slim_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/*
+ * The test at a tracepoint's call site: is the probe array set?  A
+ * volatile load (the kernel's READ_ONCE) with no branch hint: gcc and
+ * clang then keep the call in line behind one short branch, which makes
+ * the smallest call site (docs/dialect.md has the numbers).
+ * ThreadSanitizer only sees the pairing with registration through an
+ * atomic load, so its builds use one.
+ */
+#if defined(__SANITIZE_THREAD__)
+# define SLIM_TSAN 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define SLIM_TSAN 1
+# endif
+#endif
+#ifdef SLIM_TSAN
+# define SLIM_PTR_SET(p)	(__atomic_load_n(&(p), __ATOMIC_RELAXED) != NULL)
+#else
+# define SLIM_PTR_SET(p)	(*(__typeof__(p) volatile *)&(p) != NULL)
+#endif
+
 #endif /* SLIMTRACE_COMPILER_H */

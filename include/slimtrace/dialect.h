@@ -25,16 +25,16 @@
 #define TP_CONDITION(args...)	args
 
 /*
- * The call site: one load of the probe array and one predicted branch;
- * the rest is out of line, in the iterator.  An event's iterator belongs
- * to its class, so a DEFINE_EVENT adds no function of its own.
+ * The call site: one load of the probe array and one branch; the rest is
+ * out of line, in the iterator.  An event's iterator belongs to its
+ * class, so a DEFINE_EVENT adds no function of its own.
  */
 #define __SLIM_TRACE_CALL(tp, iter, proto, args)			\
-	if (slim_unlikely(SLIM_READ_ONCE((tp)->probes) != NULL))	\
+	if (SLIM_PTR_SET((tp)->probes))					\
 		iter(tp, args)
 
 #define __SLIM_TRACE_CALL_NOARGS(tp, iter)				\
-	if (slim_unlikely(SLIM_READ_ONCE((tp)->probes) != NULL))	\
+	if (SLIM_PTR_SET((tp)->probes))					\
 		iter(tp)
 
 /* The register_trace_* family, for a tracepoint object tp. */

@@ -138,10 +138,15 @@ SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type);
 struct slim_reserve {
 	void *rec;
 	struct slim_event *ev;
-	void *buffer;
+	void *buffer;		/* the thread's buffer */
+	void *rb;		/* its ring, as it was at reserve time */
 	unsigned int len;
 };
-/* Room for a record of size bytes, common header filled; NULL if lost. */
+/*
+ * Room for a record of size bytes, common header filled; NULL if lost.
+ * Only from a probe: the tracepoint's RCU read-side section keeps the
+ * buffer alive until slim_event_commit().
+ */
 SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
 				     unsigned int size);
 /* Runs the filter if the event has one, then commits or discards. */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The `trace` and `trace_pipe` files: records from every buffer, merged
+ * by time, printed as the kernel prints them.  trace_options raw, hex and
+ * bin select the class's raw/hex/binary printers (the seed's
+ * trace_event_functions), the generic ones where a class has none.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <slimtrace/output.h>
+#include "buffer.h"
+#include "clock.h"
+#include "trace_output.h"
+
+unsigned int slim_trace_options;
+
+/* Per buffer: a private copy, or the live buffer for a consuming read. */
+struct cursor {
+	struct slim_buffer *b;
+	struct slim_rb_iter it;
+	const void *rec;
+	unsigned int len;
+	uint64_t ts;
+	int more;
+};
+
+static int generic_raw(struct slim_seq *s, struct slim_seq *p,
+		       const struct slim_event *ev, const void *rec, unsigned int len)
+{
+	(void)p;
+	return slim_print_raw_fields(s, slim_event_fields(ev), rec, len);
+}
+
+static int generic_hex(struct slim_seq *s, struct slim_seq *p,
+		       const struct slim_event *ev, const void *rec, unsigned int len)
+{
+	(void)p;
+	(void)ev;
+	return slim_print_hex_record(s, rec, len);
+}
+
+static int generic_bin(struct slim_seq *s, struct slim_seq *p,
+		       const struct slim_event *ev, const void *rec, unsigned int len)
+{
+	(void)p;
+	(void)ev;
+	return slim_print_bin_record(s, rec, len);
+}
+
+static slim_print_fn pick_printer(const struct slim_event_funcs *f)
+{
+	if (slim_trace_options & SLIM_TRACE_OPT_BIN)
+		return f->binary ? f->binary : generic_bin;
+	if (slim_trace_options & SLIM_TRACE_OPT_HEX)
+		return f->hex ? f->hex : generic_hex;
+	if (slim_trace_options & SLIM_TRACE_OPT_RAW)
+		return f->raw ? f->raw : generic_raw;
+	return f->trace;
+}
+
+int slim_trace_print_header(struct slim_seq *s)
+{
+	struct slim_rb_stats st;
+
+	slim_buffers_stats(&st);
+	slim_seq_puts(s, "# tracer: nop\n#\n");
+	slim_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
+			(unsigned long long)st.entries,
+			(unsigned long long)(st.written + slim_lost_nobuf),
+			slim_buffers_count());
+	return slim_seq_puts(s,
+		"#\n"
+		"#                                _-----=> irqs-off/BH-disabled\n"
+		"#                               / _----=> need-resched\n"
+		"#                              | / _---=> hardirq/softirq\n"
+		"#                              || / _--=> preempt-depth\n"
+		"#                              ||| / _-=> migrate-disable\n"
+		"#                              |||| /     delay\n"
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+		"#              | |         |   |||||     |         |\n");
+}
+
+/* The line's context: who, where, when; the kernel's default layout. */
+static void print_context(struct slim_seq *s, const struct slim_trace_entry *e,
+			  int cpu, uint64_t ns)
+{
+	char comm[16];
+
+	if (slim_trace_options & (SLIM_TRACE_OPT_RAW | SLIM_TRACE_OPT_HEX |
+				  SLIM_TRACE_OPT_BIN)) {
+		slim_seq_printf(s, "%d %d %llu ", e->pid, cpu, (unsigned long long)ns);
+		return;
+	}
+	slim_cmdline_get(e->pid, comm);
+	slim_seq_printf(s, "%16s-%-7d [%03d] ..... %5llu.%06llu: ", comm, e->pid,
+			cpu, (unsigned long long)(ns / 1000000000),
+			(unsigned long long)(ns % 1000000000 / 1000));
+}
+
+int slim_trace_print_record(struct slim_seq *s, int cpu, const void *rec,
+			    unsigned int len, uint64_t ts)
+{
+	const struct slim_trace_entry *e = rec;
+	struct slim_event *ev;
+	struct slim_seq p;
+	char scratch[4096];
+
+	if (len < sizeof(*e))
+		return slim_seq_puts(s, "[truncated record]\n");
+	print_context(s, e, cpu, slim_clock_to_ns(ts));
+	ev = slim_event_by_id(e->type);
+	if (!ev)
+		return slim_seq_printf(s, "Unknown type %d\n", e->type);
+	slim_seq_init(&p, scratch, sizeof(scratch));
+	if (!(slim_trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)))
+		slim_seq_printf(s, "%s: ", slim_event_name(ev));
+	pick_printer(slim_event_funcs(ev))(s, &p, ev, rec, len);
+	return slim_seq_putc(s, '\n');
+}
+
+/* The `trace` file: every buffer copied, then merged by time. */
+int slim_trace_print_all(struct slim_seq *s)
+{
+	int i, n = slim_buffers_count();
+	struct cursor *c = calloc(n ? n : 1, sizeof(*c));
+	struct slim_buffer *b;
+
+	if (!c)
+		return -1;
+	slim_trace_print_header(s);
+	for (i = 0, b = slim_buffers_first(); b && i < n; b = b->next, i++) {
+		c[i].b = b;
+		pthread_mutex_lock(&b->read_lock);
+		c[i].more = slim_rb_iter_start(b->rb, &c[i].it) == 0;
+		pthread_mutex_unlock(&b->read_lock);
+		if (c[i].more)
+			c[i].more = slim_rb_iter_next(&c[i].it, &c[i].rec,
+						      &c[i].len, &c[i].ts) == 1;
+	}
+	for (;;) {
+		int min = -1;
+
+		for (i = 0; i < n; i++) {
+			if (c[i].more && (min < 0 || c[i].ts < c[min].ts))
+				min = i;
+		}
+		if (min < 0)
+			break;
+		slim_trace_print_record(s, c[min].b->cpu, c[min].rec, c[min].len,
+					c[min].ts);
+		c[min].more = slim_rb_iter_next(&c[min].it, &c[min].rec,
+						&c[min].len, &c[min].ts) == 1;
+	}
+	for (i = 0; i < n; i++) {
+		if (c[i].b)
+			slim_rb_iter_end(&c[i].it);
+	}
+	free(c);
+	return 0;
+}
+
+/* `trace_pipe`: consume what is there, oldest first across buffers. */
+int slim_trace_consume_all(struct slim_seq *s)
+{
+	unsigned char rec[SLIM_RB_PAGE_SIZE];
+	struct slim_buffer *b, *best;
+	unsigned int len;
+	uint64_t ts, best_ts;
+
+	for (;;) {
+		best = NULL;
+		best_ts = 0;
+		for (b = slim_buffers_first(); b; b = b->next) {
+			pthread_mutex_lock(&b->read_lock);
+			if (slim_rb_peek(b->rb, &len, &ts) == 1 &&
+			    (!best || ts < best_ts)) {
+				best = b;
+				best_ts = ts;
+			}
+			pthread_mutex_unlock(&b->read_lock);
+		}
+		if (!best)
+			return 0;
+		pthread_mutex_lock(&best->read_lock);
+		if (slim_rb_consume(best->rb, rec, sizeof(rec), &len, &ts) == 1)
+			slim_trace_print_record(s, best->cpu, rec, len, ts);
+		pthread_mutex_unlock(&best->read_lock);
+	}
+}
