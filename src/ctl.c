@@ -10,8 +10,9 @@
  * nothing and says why in error_log.
  *
  * The environment configures a program at start-up: SLIMTRACE_EVENTS
- * (set_event words, applied to every event as it loads, including those
- * of shared objects opened later) and the others docs/ctl.md lists.
+ * (set_event words) and SLIMTRACE_FILTER (sys:event:expression entries)
+ * apply to every event as it loads, including those of shared objects
+ * opened later; docs/ctl.md lists the others.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -635,6 +636,7 @@ SLIM_EXPORT char *slim_ctl_read(const char *path)
 /* ---- start-up from the environment ------------------------------------- */
 
 static char *env_events;
+static char *env_filters;
 static int env_read;
 
 static void read_environment(void)
@@ -645,15 +647,48 @@ static void read_environment(void)
 	v = getenv("SLIMTRACE_EVENTS");
 	if (v && *v)
 		env_events = strdup(v);
-	v = getenv("SLIMTRACE_BUFFER_KB");
+	v = getenv("SLIMTRACE_FILTER");
 	if (v && *v)
-		slim_buffers_resize((unsigned int)((strtoul(v, NULL, 10) + 3) / 4));
+		env_filters = strdup(v);
+	v = getenv("SLIMTRACE_BUFFER_KB");
+	if (v && *v && (!isdigit((unsigned char)*v) ||
+			slim_buffers_resize((unsigned int)((strtoul(v, NULL, 10) + 3) / 4))))
+		fprintf(stderr, "slimtrace: SLIMTRACE_BUFFER_KB: not a size: '%s'\n", v);
 	v = getenv("SLIMTRACE_CLOCK");
 	if (v && *v && slim_clock_set(v) != 0)
 		fprintf(stderr, "slimtrace: SLIMTRACE_CLOCK: no clock '%s'\n", v);
 	v = getenv("SLIMTRACE_OVERWRITE");
 	if (v && *v)
 		slim_buffers_set_overwrite(strcmp(v, "0") != 0);
+}
+
+/* SLIMTRACE_FILTER: "sys:event:EXPR" entries separated by ';'. */
+static void apply_env_filters(struct slim_event *ev)
+{
+	const char *e, *colon1, *colon2;
+	size_t n, len;
+	char spec[256], *expr;
+
+	for (e = env_filters; e && *e; e += n + (e[n] == ';')) {
+		n = strcspn(e, ";");
+		colon1 = memchr(e, ':', n);
+		colon2 = colon1 ? memchr(colon1 + 1, ':', n - (colon1 + 1 - e)) : NULL;
+		if (!colon2 || (size_t)(colon2 - e) >= sizeof(spec)) {
+			fprintf(stderr, "slimtrace: SLIMTRACE_FILTER: expected sys:event:filter in '%.*s'\n",
+				(int)n, e);
+			continue;
+		}
+		len = colon2 - e;
+		memcpy(spec, e, len);
+		spec[len] = '\0';
+		if (!slim_set_event_matches(ev, spec))
+			continue;
+		expr = strndup(colon2 + 1, n - len - 1);
+		if (expr && slim_event_filter_write(ev, expr) != 0)
+			fprintf(stderr, "slimtrace: SLIMTRACE_FILTER: filter '%s' refused for %s:%s (see error_log)\n",
+				expr, slim_event_system(ev), slim_event_name(ev));
+		free(expr);
+	}
 }
 
 /* Called for each event as it loads; mutex held. */
@@ -665,6 +700,7 @@ void slim_ctl_event_loaded(struct slim_event *ev)
 
 	if (!env_read)
 		read_environment();
+	apply_env_filters(ev);
 	for (spec = env_events; spec && *spec; spec += n) {
 		spec += strspn(spec, ", \t\n");
 		n = strcspn(spec, ", \t\n");

@@ -64,9 +64,10 @@ int slim_trace_print_header(struct slim_seq *s)
 
 	slim_buffers_stats(&st);
 	slim_seq_puts(s, "# tracer: nop\n#\n");
+	/* As the kernel: written since the last clear, overwritten included. */
 	slim_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
 			(unsigned long long)st.entries,
-			(unsigned long long)(st.written + slim_lost_nobuf),
+			(unsigned long long)(st.written - st.consumed),
 			slim_buffers_count());
 	return slim_seq_puts(s,
 		"#\n"
