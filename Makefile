@@ -35,7 +35,7 @@ SHARED := $(B)/libslimtrace.so.$(SOVER)
 
 ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS)
 
-.PHONY: all lib tests examples demo check check-plain check-asan check-tsan clean install bench footprint fuzz
+.PHONY: all lib tests examples demo check check-plain check-asan check-tsan check-clang clean install bench footprint fuzz
 all: lib tests examples
 
 lib: $(STATIC) $(SHARED)
@@ -99,3 +99,11 @@ install: lib
 	ln -sf libslimtrace.so.$(SOVER) $(DESTDIR)$(PREFIX)/lib/libslimtrace.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
 		slimtrace.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/slimtrace.pc
+
+# clang with UBSan's -fsanitize=function: every call through a function
+# pointer must match the callee's type (the probe design relies on it).
+CLANG ?= clang-19
+check-clang:
+	@$(MAKE) --no-print-directory B=build/clang CC=$(CLANG) OPT="-O1 -g" \
+		SAN_FLAGS="-fsanitize=undefined,function -fno-sanitize-recover=all" tests
+	@UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh clang $(TESTS:$(B)/%=build/clang/%)

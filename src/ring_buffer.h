@@ -114,6 +114,7 @@ struct slim_rb_stats {
 struct slim_rb_copy {
 	uint64_t time_stamp;
 	uint32_t len;
+	uint32_t pad;		/* payloads stay 8-byte aligned, as in a page */
 	unsigned char data[SLIM_RB_DATA_SIZE];
 };
 

@@ -163,7 +163,7 @@ int slim_trace_print_all(struct slim_seq *s)
 /* `trace_pipe`: consume what is there, oldest first across buffers. */
 int slim_trace_consume_all(struct slim_seq *s)
 {
-	unsigned char rec[SLIM_RB_PAGE_SIZE];
+	uint64_t rec[SLIM_RB_PAGE_SIZE / 8];	/* records hold u64 fields */
 	struct slim_buffer *b, *best;
 	unsigned int len;
 	uint64_t ts, best_ts;
