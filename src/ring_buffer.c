@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "ring_buffer.h"
 
 _Static_assert(sizeof(struct slim_rb_page) == SLIM_RB_PAGE_SIZE,
@@ -126,6 +127,8 @@ static int rb_next_page(struct slim_rb *rb, uint64_t ts)
 	rb->slots[w->seq % rb->nr_pages].entries = w->written - w->page_first;
 	if (rb_claim_slot(rb, next))
 		return -ENOSPC;
+	/* Once a page: keep the TSC calibration fresh while nobody reads. */
+	slim_clock_tick();
 	slot->entries = 0;
 	SLIM_WRITE_ONCE(slot->consumed, 0);
 	SLIM_WRITE_ONCE(page->commit, 0);

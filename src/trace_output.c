@@ -93,9 +93,13 @@ static void print_context(struct slim_seq *s, const struct slim_trace_entry *e,
 		return;
 	}
 	slim_cmdline_get(e->pid, comm);
-	slim_seq_printf(s, "%16s-%-7d [%03d] ..... %5llu.%06llu: ", comm, e->pid,
-			cpu, (unsigned long long)(ns / 1000000000),
-			(unsigned long long)(ns % 1000000000 / 1000));
+	slim_seq_printf(s, "%16s-%-7d [%03d] ..... ", comm, e->pid, cpu);
+	/* A counter clock (tsc) prints its count, as the kernel's x86-tsc. */
+	if (!slim_clock_in_ns())
+		slim_seq_printf(s, "%llu: ", (unsigned long long)ns);
+	else
+		slim_seq_printf(s, "%5llu.%06llu: ", (unsigned long long)(ns / 1000000000),
+				(unsigned long long)(ns % 1000000000 / 1000));
 }
 
 int slim_trace_print_record(struct slim_seq *s, int cpu, const void *rec,
