@@ -70,17 +70,17 @@ $(B)/tests/%: tests/%.c $$(wildcard tests/$$(patsubst test_%,%,$$*)/*.c) $(STATI
 tests: $(TESTS)
 
 check-plain:
-	@$(MAKE) --no-print-directory B=build/plain tests
+	@$(MAKE) --no-print-directory B=build/plain WARN="$(WARN) -Werror" tests
 	@tests/run.sh plain $(TESTS:$(B)/%=build/plain/%)
 
 check-asan:
-	@$(MAKE) --no-print-directory B=build/asan OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory B=build/asan WARN="$(WARN) -Werror" OPT="-O1 -g" \
 		SAN_FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" tests
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tests/run.sh asan $(TESTS:$(B)/%=build/asan/%)
 
 check-tsan:
-	@$(MAKE) --no-print-directory B=build/tsan OPT="-O1 -g" SAN_FLAGS="-fsanitize=thread" tests
+	@$(MAKE) --no-print-directory B=build/tsan WARN="$(WARN) -Werror" OPT="-O1 -g" SAN_FLAGS="-fsanitize=thread" tests
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 		tests/run.sh tsan $(TESTS:$(B)/%=build/tsan/%)
 
@@ -104,6 +104,6 @@ install: lib
 # pointer must match the callee's type (the probe design relies on it).
 CLANG ?= clang-19
 check-clang:
-	@$(MAKE) --no-print-directory B=build/clang CC=$(CLANG) OPT="-O1 -g" \
+	@$(MAKE) --no-print-directory B=build/clang WARN="$(WARN) -Werror" CC=$(CLANG) OPT="-O1 -g" \
 		SAN_FLAGS="-fsanitize=undefined,function -fno-sanitize-recover=all" tests
 	@UBSAN_OPTIONS=print_stacktrace=1 tests/run.sh clang $(TESTS:$(B)/%=build/clang/%)
