@@ -324,33 +324,10 @@ SLIM_EXPORT const char *slim_print_hex_seq(struct slim_seq *p, const void *buf, 
 	return helper_text(p, start);
 }
 
-static unsigned long long load_uint(const unsigned char *ptr, unsigned int size)
-{
-	uint8_t v8;
-	uint16_t v16;
-	uint32_t v32;
-	uint64_t v64;
-
-	/* memcpy: array elements in a record need not be aligned */
-	switch (size) {
-	case 1:
-		memcpy(&v8, ptr, 1);
-		return v8;
-	case 2:
-		memcpy(&v16, ptr, 2);
-		return v16;
-	case 4:
-		memcpy(&v32, ptr, 4);
-		return v32;
-	default:
-		memcpy(&v64, ptr, 8);
-		return v64;
-	}
-}
 
 static long long load_int(const unsigned char *ptr, unsigned int size)
 {
-	unsigned long long v = load_uint(ptr, size);
+	unsigned long long v = slim_load_uint(ptr, size);
 
 	switch (size) {
 	case 1:
@@ -382,7 +359,7 @@ SLIM_EXPORT const char *slim_print_array_seq(struct slim_seq *p, const void *buf
 	while (pos < total) {
 		if (el_size == 1 || el_size == 2 || el_size == 4 || el_size == 8) {
 			slim_seq_printf(p, "%s0x%llx", pos ? "," : "",
-					load_uint(b + pos, el_size));
+					(unsigned long long)slim_load_uint(b + pos, el_size));
 		} else {
 			slim_seq_printf(p, "BAD SIZE:%u 0x%x", el_size, (unsigned int)b[pos]);
 			el_size = 1;
@@ -465,20 +442,20 @@ static void put_number(struct slim_seq *s, const char *type, const unsigned char
 		       unsigned int size, int is_signed)
 {
 	if (strchr(type, '*'))
-		slim_seq_printf(s, "0x%llx", load_uint(b, size));
+		slim_seq_printf(s, "0x%llx", (unsigned long long)slim_load_uint(b, size));
 	else if (is_signed)
 		slim_seq_printf(s, "%lld", load_int(b, size));
 	else if (strstr(type, "long"))
-		slim_seq_printf(s, "0x%llx", load_uint(b, size));
+		slim_seq_printf(s, "0x%llx", (unsigned long long)slim_load_uint(b, size));
 	else
-		slim_seq_printf(s, "%llu", load_uint(b, size));
+		slim_seq_printf(s, "%llu", (unsigned long long)slim_load_uint(b, size));
 }
 
 static void put_dynamic(struct slim_seq *s, const struct slim_field_table *t,
 			const struct slim_field *f, const unsigned char *rec,
 			unsigned int len)
 {
-	uint32_t loc = (uint32_t)load_uint(rec + f->offset, 4);
+	uint32_t loc = (uint32_t)slim_load_uint(rec + f->offset, 4);
 	uint32_t want = slim_data_loc_len(loc);
 	unsigned int n;
 	const unsigned char *b = slim_data_loc_get(rec, len, loc, &n);

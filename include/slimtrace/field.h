@@ -16,6 +16,7 @@
 #define SLIMTRACE_FIELD_H
 
 #include <stdint.h>
+#include <string.h>
 #include <slimtrace/compiler.h>
 
 /* How the filter treats a field; the kernel's FILTER_* types. */
@@ -77,6 +78,33 @@ SLIM_EXPORT enum slim_filter_type slim_field_filter_type(const struct slim_field
 /* Find a field by name in a table; NULL if it has none. */
 SLIM_EXPORT const struct slim_field *slim_field_find(const struct slim_field_table *t,
 					 const char *name);
+
+/*
+ * A field of 1, 2, 4 or 8 bytes in host order, zero-extended (any other
+ * size reads 8).  memcpy: fields in a record need not be aligned.
+ */
+static inline uint64_t slim_load_uint(const void *src, unsigned int size)
+{
+	uint8_t v8;
+	uint16_t v16;
+	uint32_t v32;
+	uint64_t v64;
+
+	switch (size) {
+	case 1:
+		memcpy(&v8, src, 1);
+		return v8;
+	case 2:
+		memcpy(&v16, src, 2);
+		return v16;
+	case 4:
+		memcpy(&v32, src, 4);
+		return v32;
+	default:
+		memcpy(&v64, src, 8);
+		return v64;
+	}
+}
 
 /* Decode a __data_loc word. */
 static inline uint32_t slim_data_loc_offset(uint32_t loc)

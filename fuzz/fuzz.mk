@@ -1,0 +1,24 @@
+# make fuzz: build the filter's libFuzzer target with ASan and UBSan and
+# run it for FUZZ_SECONDS from the seed corpus in fuzz/corpus/filter/.
+# New inputs the fuzzer finds go to fuzz/corpus-run/filter/ (not kept in
+# git); a crash leaves its input in build/fuzz/ and fails the target.
+#
+#   make fuzz                     60 seconds
+#   make fuzz FUZZ_SECONDS=600    longer
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_OUT     := build/fuzz
+FUZZ_FLAGS   := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_SRCS    := fuzz/filter_fuzz.c src/filter.c src/fields.c
+
+$(FUZZ_OUT)/filter_fuzz: $(FUZZ_SRCS) src/filter.h include/slimtrace/field.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) -ldl
+
+fuzz: $(FUZZ_OUT)/filter_fuzz
+	@mkdir -p fuzz/corpus-run/filter
+	$(FUZZ_OUT)/filter_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-timeout=10 -artifact_prefix=$(FUZZ_OUT)/ -print_final_stats=1 \
+		fuzz/corpus-run/filter fuzz/corpus/filter
