@@ -298,6 +298,29 @@ SLIM_EXPORT struct slim_tracepoint *slim_tracepoint_find(const char *name)
 	return tp;
 }
 
+/* By name, like the kernel's tracepoint_probe_register(name, probe, data). */
+SLIM_EXPORT int slim_tracepoint_probe_register_name(const char *name,
+						    slim_probe_func func,
+						    void *data)
+{
+	struct slim_tracepoint *tp = slim_tracepoint_find(name);
+
+	if (!tp)
+		return name ? -ENOENT : -EINVAL;
+	return slim_tracepoint_probe_register(tp, func, data, SLIM_PROBE_DATA);
+}
+
+SLIM_EXPORT int slim_tracepoint_probe_unregister_name(const char *name,
+						      slim_probe_func func,
+						      void *data)
+{
+	struct slim_tracepoint *tp = slim_tracepoint_find(name);
+
+	if (!tp)
+		return name ? -ENOENT : -EINVAL;
+	return slim_tracepoint_probe_unregister(tp, func, data, SLIM_PROBE_DATA);
+}
+
 SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type)
 {
 	const struct slim_event_class *class = slim_event_class(ev);

@@ -112,25 +112,3 @@ void slim_tracepoint_release(struct slim_tracepoint *tp)
 	publish(tp, NULL);
 	pthread_mutex_unlock(&tp_mutex);
 }
-
-SLIM_EXPORT int slim_tracepoint_probe_register_name(const char *name,
-						    slim_probe_func func,
-						    void *data)
-{
-	struct slim_tracepoint *tp = slim_tracepoint_find(name);
-
-	if (!tp)
-		return name ? -ENOENT : -EINVAL;
-	return slim_tracepoint_probe_register(tp, func, data, SLIM_PROBE_DATA);
-}
-
-SLIM_EXPORT int slim_tracepoint_probe_unregister_name(const char *name,
-						      slim_probe_func func,
-						      void *data)
-{
-	struct slim_tracepoint *tp = slim_tracepoint_find(name);
-
-	if (!tp)
-		return name ? -ENOENT : -EINVAL;
-	return slim_tracepoint_probe_unregister(tp, func, data, SLIM_PROBE_DATA);
-}
