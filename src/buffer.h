@@ -8,6 +8,9 @@
 #include "internal.h"
 #include "ring_buffer.h"
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 #define SLIM_DEFAULT_BUFFER_KB	1024
 
 struct slim_buffer {
@@ -37,5 +40,7 @@ int slim_buffers_set_overwrite(int overwrite);
 void slim_cmdline_save(int32_t tid, const char *comm);
 /* Copies the name into comm[16]; "<...>" when unknown, as the kernel. */
 void slim_cmdline_get(int32_t tid, char *comm);
+
+#pragma GCC visibility pop
 
 #endif

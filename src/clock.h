@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <time.h>
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 enum slim_clock_id {
 	SLIM_CLOCK_MONO,
 	SLIM_CLOCK_MONO_RAW,
@@ -145,5 +148,7 @@ static inline uint64_t slim_clock_now(void)
 		return slim_clock_cycles();
 	return slim_clock_gettime_ns(src);
 }
+
+#pragma GCC visibility pop
 
 #endif

@@ -5,6 +5,9 @@
 
 #include "internal.h"
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 struct slim_seq;
 
 /* events/<sys>/<ev>/filter; slim_event_mutex held. */
@@ -13,5 +16,7 @@ int slim_event_filter_print(struct slim_event *ev, struct slim_seq *s);
 /* events/<sys>/filter */
 int slim_system_filter_write(const char *system, const char *text);
 int slim_system_filter_print(const char *system, struct slim_seq *s);
+
+#pragma GCC visibility pop
 
 #endif

@@ -16,6 +16,9 @@
 
 #include <slimtrace/field.h>
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 struct slim_filter;
 
 /* What kind of error a compile failed with; the kernel's FILT_ERR_* set. */
@@ -119,5 +122,7 @@ int slim_filter_error_text(const char *expr, const struct slim_filter_error *err
  * itself succeeds. This fills @err with that error.
  */
 void slim_filter_subsys_error(struct slim_filter_error *err);
+
+#pragma GCC visibility pop
 
 #endif /* SLIM_FILTER_H */

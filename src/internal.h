@@ -7,6 +7,9 @@
 #include <slimtrace/tracepoint.h>
 #include <slimtrace/event.h>
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 /* The kernel's event_mutex: control paths that walk or change events. */
 extern pthread_mutex_t slim_event_mutex;
 
@@ -40,5 +43,7 @@ void slim_tracepoint_release(struct slim_tracepoint *tp);
 void slim_ctl_event_loaded(struct slim_event *ev);
 /* Called when events that may have records are unloaded. */
 void slim_buffers_reset(void);
+
+#pragma GCC visibility pop
 
 #endif

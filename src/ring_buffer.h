@@ -22,6 +22,9 @@
 #include <stdint.h>
 #include <slimtrace/compiler.h>
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 /* The kernel's buffer_data_page: 16-byte header, then event data. */
 #define SLIM_RB_PAGE_SIZE	4096u
 #define SLIM_RB_DATA_SIZE	(SLIM_RB_PAGE_SIZE - 16u)
@@ -261,5 +264,7 @@ static inline void slim_rb_discard(struct slim_rb *rb)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
+
+#pragma GCC visibility pop
 
 #endif /* SLIM_RING_BUFFER_H */

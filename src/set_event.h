@@ -4,9 +4,14 @@
 
 #include "internal.h"
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 /* Does ev match a set_event word (without its '!')? */
 int slim_set_event_matches(const struct slim_event *ev, const char *spec);
 /* Enable (or with '!', disable) what one word names; mutex held. */
 int slim_set_event_apply(const char *token);
+
+#pragma GCC visibility pop
 
 #endif

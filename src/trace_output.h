@@ -4,6 +4,9 @@
 
 #include <stdint.h>
 
+/* Internal: reached directly, not through the GOT, from the library. */
+#pragma GCC visibility push(hidden)
+
 struct slim_seq;
 
 /* trace_options that change the output */
@@ -21,5 +24,7 @@ int slim_trace_print_record(struct slim_seq *s, int cpu, const void *rec,
 			    unsigned int len, uint64_t ts);
 int slim_trace_print_all(struct slim_seq *s);
 int slim_trace_consume_all(struct slim_seq *s);
+
+#pragma GCC visibility pop
 
 #endif
