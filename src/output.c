@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,7 +119,7 @@ static int seq_append(struct slim_seq *s, const void *mem, unsigned int n)
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
-SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap)
+static int seq_vprintf_libc(struct slim_seq *s, const char *fmt, va_list ap)
 {
 	unsigned int avail = s->size - s->len;	/* the NUL's byte included */
 	va_list cp;
@@ -148,6 +150,148 @@ SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap
 	}
 	s->overflow = 1;
 	return seq_error(s);
+}
+
+/*
+ * The kernel's printf and the C library's differ in one way TP_printk
+ * meets: "%#x" of 0 is "0x0" in the kernel, "0" in glibc.  Formats with
+ * a '#' are printed one conversion at a time so that case can be fixed.
+ */
+static const char *conv_end(const char *p)
+{
+	p += strspn(p + 1, "-+ #0'") + 1;
+	p += strspn(p, "0123456789*");
+	if (*p == '.')
+		p += strspn(p + 1, "0123456789*") + 1;
+	p += strspn(p, "hlLqjzt");
+	return *p ? p : NULL;
+}
+
+static int length_of(const char *spec, const char *conv)
+{
+	const char *l = conv;
+
+	while (l > spec && strchr("hlLqjzt", l[-1]))
+		l--;
+	if (conv - l >= 2 && l[0] == 'l')
+		return 'q';		/* ll */
+	if (conv - l >= 2 && l[0] == 'h')
+		return 'H';		/* hh */
+	return conv > l ? l[0] : 0;
+}
+
+static unsigned long long fetch_unsigned(int len, va_list *ap)
+{
+	switch (len) {
+	case 'l': return va_arg(*ap, unsigned long);
+	case 'q': case 'L': return va_arg(*ap, unsigned long long);
+	case 'z': return va_arg(*ap, size_t);
+	case 'j': return va_arg(*ap, uintmax_t);
+	case 't': return (unsigned long long)va_arg(*ap, ptrdiff_t);
+	case 'h': return (unsigned short)va_arg(*ap, unsigned int);
+	case 'H': return (unsigned char)va_arg(*ap, unsigned int);
+	default: return va_arg(*ap, unsigned int);
+	}
+}
+
+/* One conversion, straight to the C library. */
+static int seq_libc(struct slim_seq *s, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = seq_vprintf_libc(s, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* "%#...x" of 0 the kernel's way: the prefix counts in the width. */
+static int hash_hex_zero(struct slim_seq *s, const char *spec, char conv)
+{
+	int width = 0, left = strchr(spec, '-') != NULL, zero = 0;
+	const char *p = spec + 1;
+	char digits[64];
+
+	while (strchr("-+ #0'", *p)) {
+		zero |= *p == '0';
+		p++;
+	}
+	width = atoi(p);
+	snprintf(digits, sizeof(digits), "%s%0*d", conv == 'X' ? "0X" : "0x",
+		 zero && !left && width > 3 ? width - 2 : 1, 0);
+	return slim_seq_printf(s, left ? "%-*s" : "%*s", width, digits);
+}
+
+static int seq_spec(struct slim_seq *s, const char *spec, va_list *ap)
+{
+	size_t n = strlen(spec);
+	char conv = spec[n - 1];
+	int len = length_of(spec, spec + n - 1), star[2], nstar = 0;
+	const char *p;
+	unsigned long long u = 0;
+
+	for (p = spec; *p; p++)
+		if (*p == '*' && nstar < 2)
+			star[nstar++] = va_arg(*ap, int);
+	if (strchr("xXuo", conv)) {
+		u = fetch_unsigned(len, ap);
+		if (u == 0 && strchr(spec, '#') && (conv == 'x' || conv == 'X') && !nstar)
+			return hash_hex_zero(s, spec, conv);
+	}
+#define SPEC_PRINT(val) (nstar == 2 ? seq_libc(s, spec, star[0], star[1], val) : \
+			 nstar == 1 ? seq_libc(s, spec, star[0], val) :		\
+			 seq_libc(s, spec, val))
+	switch (conv) {
+	case 'x': case 'X': case 'u': case 'o':
+		return SPEC_PRINT(u);
+	case 'd': case 'i':
+		if (len == 'l' || len == 'q' || len == 'L' || len == 'z' || len == 'j' || len == 't')
+			return SPEC_PRINT(fetch_unsigned(len, ap));
+		return SPEC_PRINT(va_arg(*ap, int));
+	case 'c':
+		return SPEC_PRINT(va_arg(*ap, int));
+	case 's':
+		return SPEC_PRINT(va_arg(*ap, const char *));
+	case 'p':
+		return SPEC_PRINT(va_arg(*ap, void *));
+	case 'e': case 'E': case 'f': case 'F': case 'g': case 'G': case 'a': case 'A':
+		if (len == 'L')
+			return SPEC_PRINT(va_arg(*ap, long double));
+		return SPEC_PRINT(va_arg(*ap, double));
+	case '%':
+		return slim_seq_putc(s, '%');
+	default:	/* %n and unknown conversions print nothing */
+		return 0;
+	}
+#undef SPEC_PRINT
+}
+
+SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap)
+{
+	char spec[64];
+	const char *p = fmt, *pct, *end;
+	unsigned int start = s->len;
+	va_list cp;
+
+	if (!strstr(fmt, "%#"))
+		return seq_vprintf_libc(s, fmt, ap);
+	va_copy(cp, ap);
+	while ((pct = strchr(p, '%'))) {
+		slim_seq_putmem(s, p, (unsigned int)(pct - p));
+		end = conv_end(pct);
+		if (!end || (size_t)(end - pct) + 2 > sizeof(spec)) {
+			p = pct;
+			break;
+		}
+		memcpy(spec, pct, end - pct + 1);
+		spec[end - pct + 1] = '\0';
+		seq_spec(s, spec, &cp);
+		p = end + 1;
+	}
+	va_end(cp);
+	slim_seq_puts(s, p);
+	return s->overflow ? seq_error(s) : (int)(s->len - start);
 }
 
 SLIM_EXPORT int slim_seq_printf(struct slim_seq *s, const char *fmt, ...)

@@ -662,8 +662,24 @@ static void test_threads(void)
 	}
 }
 
+/* The kernel's printf: "%#x" of 0 is "0x0" (glibc prints "0"). */
+static void test_alt_hex_zero(void)
+{
+	char buf[128];
+	struct slim_seq s;
+
+	slim_seq_init(&s, buf, sizeof(buf));
+	slim_seq_printf(&s, "[%#x][%#X][%#lx][%#08x][%-#6x][%#x][%d %s %c%%]",
+			0, 0, 0UL, 0, 0, 26, -5, "str", 'q');
+	CHECK_EQ_STR(buf, "[0x0][0X0][0x0][0x000000][0x0   ][0x1a][-5 str q%]");
+	slim_seq_reset(&s);
+	slim_seq_printf(&s, "%#x|%lld|%zu|%#llx|%5.1f", 0, -3LL, (size_t)7, 0ULL, 2.25);
+	CHECK_EQ_STR(buf, "0x0|-3|7|0x0|  2.2");
+}
+
 int main(void)
 {
+	test_alt_hex_zero();
 	test_seq_fixed();
 	test_seq_empty();
 	test_seq_dynamic();

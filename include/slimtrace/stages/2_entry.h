@@ -9,8 +9,14 @@
 #define DEFINE_EVENT(template, name, proto, args)	__SLIM_END
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)	__SLIM_END
 
-#define __field(type, item)			type item;
-#define __field_ext(type, item, filter_type)	type item;
+/*
+ * A plain char is stored unsigned: the kernel builds with -funsigned-char,
+ * so its formats say signed:0 and its readers print 0..255.
+ */
+#define __slim_store_type(type)						\
+	__typeof__(_Generic((type)0, char: (unsigned char)0, default: (type)0))
+#define __field(type, item)			__slim_store_type(type) item;
+#define __field_ext(type, item, filter_type)	__slim_store_type(type) item;
 #define __field_struct(type, item)		type item;
 #define __field_struct_ext(type, item, filter_type) type item;
 #define __array(type, item, len)		type item[len];

@@ -12,8 +12,14 @@
 	__print_flags(flag, delim, flag_array)
 #define __print_symbolic(value, symbol_array...)			\
 	__print_symbolic(value, symbol_array)
+/* As a 64-bit kernel writes it: readers know only __print_symbolic. */
+#if __SIZEOF_LONG__ == 8
+#define __print_symbolic_u64(value, symbol_array...)			\
+	__print_symbolic(value, symbol_array)
+#else
 #define __print_symbolic_u64(value, symbol_array...)			\
 	__print_symbolic_u64(value, symbol_array)
+#endif
 #define __print_hex(buf, buf_len)		__print_hex(buf, buf_len)
 #define __print_hex_str(buf, buf_len)		__print_hex_str(buf, buf_len)
 #define __print_array(array, count, el_size)				\
