@@ -31,6 +31,7 @@ int main(void)
 	CHECK_EQ_INT(gt->nr_fields, 1);
 	CHECK_EQ_STR(slim_field_name(rt, &rt->fields[2]), "buf");
 	CHECK_EQ_STR(slim_field_type(rt, &rt->fields[2]), "unsigned long");
+	CHECK_EQ_STR(slim_event_print_fmt(rd), "\"NR %d\", REC->__syscall_nr");
 
 	/* The class's own reg(): the probe goes onto the shared tracepoint once. */
 	CHECK_EQ_INT(slim_event_enable(rd, 1), 0);

@@ -20,7 +20,8 @@ struct sys_meta {
 };
 
 /* "nr" then up to 3 args, each a long. */
-static const char strings[] = "syscalls\0int\0__syscall_nr\0unsigned long\0fd\0buf\0count";
+static const char strings[] = "syscalls\0int\0__syscall_nr\0unsigned long\0fd\0buf\0count\0"
+	"\"NR %d\", REC->__syscall_nr";	/* the print fmt, at 53 */
 static const struct slim_field read_fields[] = {
 	{ 9, 13, 8, 4, 1, SLIM_FILTER_AUTO },
 	{ 26, 40, 16, 8, 0, SLIM_FILTER_AUTO },
@@ -129,7 +130,7 @@ SLIM_HIDDEN const struct slim_event_class *slim_class_syscalls(void)
 {
 	static const struct slim_event_class class = {
 		.fields = { .strings = strings },
-		.print_fmt = 0,
+		.print_fmt = 53,
 		.probe = (slim_probe_func)sys_probe,
 		.reg = sys_reg,
 		.get_fields = sys_get_fields,
