@@ -25,7 +25,8 @@ int main(void)
 		return 1;
 	/* The plain build's library: this test checks the installation. */
 	snprintf(cmd, sizeof(cmd),
-		 "make -s -C %s --no-print-directory B=build/install-test PREFIX=%s install >/dev/null",
+		 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C %s --no-print-directory "
+		 "B=build/install-test PREFIX=%s install >/dev/null",
 		 src, dir);
 	CHECK_EQ_INT(sh(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "test -f %s/include/slimtrace/tracepoint.h && "
