@@ -31,12 +31,10 @@
 #define slim_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /*
- * The test at a tracepoint's call site: is the probe array set?  A
- * volatile load (the kernel's READ_ONCE) with no branch hint: gcc and
- * clang then keep the call in line behind one short branch, which makes
- * the smallest call site (docs/dialect.md has the numbers).
- * ThreadSanitizer only sees the pairing with registration through an
- * atomic load, so its builds use one.
+ * Is a pointer set?  A volatile load (the kernel's READ_ONCE), for the
+ * call-site test where no asm goto is used; ThreadSanitizer only sees
+ * the pairing with registration through an atomic load, so its builds
+ * use one.
  */
 #if defined(__SANITIZE_THREAD__)
 # define SLIM_TSAN 1
