@@ -141,7 +141,7 @@ static SLIM_COLD int filter_rejects(struct slim_reserve *r)
 	if (!f)
 		return 0;
 	ctx.comm = b->comm;
-	ctx.cpu = sched_getcpu();
+	ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
 	return !slim_filter_match(f, r->rec, r->len, &ctx);
 }
 

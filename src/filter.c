@@ -97,6 +97,7 @@ struct pred {
 struct slim_filter {
 	unsigned int nr;
 	int integers_only;	/* every predicate is PK_NUM: the fast loop */
+	int needs_cpu;		/* reads the CPU pseudo-field */
 	struct pred *preds;
 	char *text;
 	char *patterns;
@@ -1267,8 +1268,11 @@ static int finish(struct compiler *c, struct slim_filter **out)
 	f->nr = (unsigned int)c->nr_preds;
 	f->preds = c->preds;
 	f->integers_only = 1;
-	for (i = 0; i < c->nr_preds; i++)
+	for (i = 0; i < c->nr_preds; i++) {
 		f->integers_only &= c->preds[i].kind == PK_NUM;
+		f->needs_cpu |= c->preds[i].kind == PK_CPU ||
+				c->preds[i].kind == PK_CPU_CPUS;
+	}
 	f->patterns = c->pat;
 	f->masks = c->mask;
 	c->preds = NULL;
@@ -1328,6 +1332,11 @@ void slim_filter_free(struct slim_filter *f)
 	free(f->masks);
 	free(f->text);
 	free(f);
+}
+
+int slim_filter_needs_cpu(const struct slim_filter *f)
+{
+	return f->needs_cpu;
 }
 
 const char *slim_filter_text(const struct slim_filter *f)

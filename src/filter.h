@@ -94,6 +94,9 @@ int slim_filter_compile(const struct slim_field_table *t, const char *expr,
 int slim_filter_match(const struct slim_filter *f, const void *rec,
 		      unsigned int len, const struct slim_filter_ctx *ctx);
 
+/* Does the filter read the CPU pseudo-field?  (Finding the CPU costs.) */
+int slim_filter_needs_cpu(const struct slim_filter *f);
+
 /* The expression as stored: what the filter file shows once it is set. */
 const char *slim_filter_text(const struct slim_filter *f);
 
