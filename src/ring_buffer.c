@@ -158,6 +158,9 @@ static void *rb_fail(struct slim_rb *rb)
 	return NULL;
 }
 
+/* A stamp this far behind the last one comes from another clock. */
+#define RB_CLOCK_CHANGED	(1ull << 32)
+
 /*
  * Everything the inline fast path does not handle: a page switch, a delta
  * wider than 27 bits, time going backwards, a payload too large.
@@ -172,9 +175,17 @@ void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len, uint64_t ts)
 
 	if (len > SLIM_RB_MAX_PAYLOAD)
 		return rb_fail(rb);
-	/* Time never goes back inside a buffer: an earlier stamp is clamped. */
-	if (ts < w->ts)
-		ts = w->ts;
+	/*
+	 * Time never goes back inside a buffer: an earlier stamp (a counter
+	 * read after a migration) is clamped.  One far behind means the
+	 * trace clock was changed: a new page starts at it.
+	 */
+	if (ts < w->ts) {
+		if (w->ts - ts > RB_CLOCK_CHANGED && w->off && rb_next_page(rb, ts))
+			return rb_fail(rb);
+		if (w->off)
+			ts = w->ts;
+	}
 	/*
 	 * Readers look at a page's time stamp only once something is
 	 * committed in it, so an empty page can take this event's time.

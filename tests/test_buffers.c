@@ -6,6 +6,8 @@
  */
 #include <pthread.h>
 #include <stdlib.h>
+#include <math.h>
+#include <time.h>
 #include <unistd.h>
 #include <slimtrace/ctl.h>
 #include "check.h"
@@ -162,7 +164,21 @@ static void test_counter_clock(void)
 		CHECK(!memchr(colon, '.', line - colon));
 	}
 	free(t);
-	slim_ctl_write("trace_clock", "mono");
+	/* Back to a clock in ns: stamps follow it at once. */
+	CHECK_EQ_INT(slim_ctl_write("trace_clock", "mono"), 0);
+	trace_sample_first(6, 6);
+	t = slim_ctl_read("trace");
+	if (CHECK(t && strstr(t, "sample_first: a=6 b=6"))) {
+		struct timespec now;
+		char *line = strstr(t, "sample_first: a=6");
+		char *p = line - 2;
+
+		while (p > t && *p != ' ')
+			p--;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		CHECK(fabs(strtod(p, NULL) - (now.tv_sec + now.tv_nsec / 1e9)) < 10.0);
+	}
+	free(t);
 }
 
 int main(void)
