@@ -1,0 +1,48 @@
+# make bench: what recording an event costs in slimtrace, side by side
+# with LTTng-UST 2.13 measured in the same run (docs/benchmarks.md).
+#
+#   make bench                  ~2-3 min: medians, ratios, PASS/MISS table
+#   make bench BENCH_QUICK=1    ~30 s, fewer events and runs
+#   make bench-profile          instructions per event, by part (valgrind)
+#
+# The report also lands in $(BENCH_OUT)/results.txt.  The component
+# benchmarks below are built (not run) so that they keep compiling.
+
+BENCH_OUT ?= build/bench
+BENCH_CFLAGS = $(CPPFLAGS) -Ibench -Isrc $(ALL_CFLAGS)
+
+RECORD_BENCH := $(BENCH_OUT)/record_bench
+BENCH_PARTS := $(patsubst bench/%.c,$(BENCH_OUT)/%,\
+	$(wildcard bench/rb_bench.c bench/clock_bench.c bench/filter_bench.c))
+
+$(RECORD_BENCH): bench/record_bench.c bench/record_events.c bench/record_events.h \
+		$(STATIC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ bench/record_bench.c bench/record_events.c \
+		$(STATIC) $(LDLIBS)
+
+# Build commands as in each file's header; the ring buffer's page switch
+# now ticks the clock calibration, hence src/clock.c for rb_bench.
+$(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring_buffer.c src/clock.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/ring_buffer.c \
+		src/clock.c -lpthread -o $@
+
+$(BENCH_OUT)/clock_bench: bench/clock_bench.c src/clock.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude $< src/clock.c -lpthread -o $@
+
+$(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter.c src/fields.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter.c \
+		src/fields.c -o $@
+
+.PHONY: bench-build bench-profile
+bench-build: $(RECORD_BENCH) $(BENCH_PARTS)
+
+bench: bench-build
+	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
+		$(if $(BENCH_QUICK),--quick)
+
+bench-profile: $(RECORD_BENCH)
+	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) --profile

@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""make bench: slimtrace's recording costs beside LTTng-UST's, one run.
+
+    compare.py --bin build/bench/record_bench [--out build/bench] [--quick]
+    compare.py --bin ... --profile        instructions per event only
+
+Runs bench/record_bench (one process per trace clock: a buffer's stamps
+must not go back), then bench/lttng/run.sh, then valgrind's callgrind if
+installed, and prints medians, ratios against peers measured in the same
+run, and a PASS/MISS table against the targets of docs/benchmarks.md.
+Nothing fails on a time: the exit status is non-zero only when a
+benchmark could not run or an event went missing.  The report is also
+written to OUT/results.txt, followed by every raw line.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLOCKS = ["mono_tsc", "mono_gettime", "mono_raw", "tsc"]
+CLOCK_COST = {  # what each trace clock reads per event
+    "mono_tsc": "slim_clock_now:mono_tsc",
+    "mono_gettime": "slim_clock_now:mono_gettime",
+    "mono_raw": "slim_clock_now:mono_raw",
+    "tsc": "slim_clock_now:tsc",
+}
+TARGETS = {
+    "disabled": 1.05,       # disabled / empty loop, at most
+    "scaling": 1.8,         # 2-thread / 1-thread throughput, at least
+    "net": 3.0,             # 2int ns minus its clock read, at most
+    "lttng_gettime": 2.5,   # LTTng / slimtrace, same clock, at least
+    "lttng_counter": 5.0,   # LTTng / slimtrace on the cycle counter
+    "pred1": 3.0,           # ns a one-predicate filter adds, at most
+}
+
+out_lines = []  # the report, for results.txt
+raw_lines = []  # every machine-readable line
+
+
+def say(text=""):
+    print(text, flush=True)
+    out_lines.append(text)
+
+
+def fields(line):
+    """key=value pairs of a result line; quoted values may hold blanks."""
+    return {k: v.strip('"') for k, v in re.findall(r'(\w[\w:]*)=("[^"]*"|\S+)', line)}
+
+
+def runs(f, key):
+    return [float(x) for x in f[key + "_runs"].split(",")]
+
+
+def med(v):
+    return statistics.median(v)
+
+
+def paired(a, b, op):
+    """Median over rounds of op(a[i], b[i]): each value beside its peer."""
+    return med([op(x, y) for x, y in zip(a, b)])
+
+
+def run(cmd, timeout, env=None):
+    """Run a benchmark; its result lines, or None (and why) on failure."""
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, timeout=timeout,
+                           env=env)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %d s" % timeout
+    except OSError as e:
+        return None, str(e)
+    raw_lines.extend(p.stdout.splitlines())
+    if p.returncode != 0:
+        return None, "exit %d: %s" % (p.returncode, p.stderr.strip()[-400:])
+    return p.stdout.splitlines(), None
+
+
+class Busy:
+    """CPU time the rest of the machine used while we measured."""
+
+    def __init__(self):
+        self.t0 = time.monotonic()
+        self.busy0 = self._busy()
+        self.self0 = self._ours()
+
+    @staticmethod
+    def _busy():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        tick = os.sysconf("SC_CLK_TCK")
+        # user nice system irq softirq steal (not idle, iowait)
+        return (v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)) / tick
+
+    @staticmethod
+    def _ours():
+        t = os.times()
+        return t.children_user + t.children_system + t.user + t.system
+
+    def others(self):
+        wall = time.monotonic() - self.t0
+        busy = self._busy() - self.busy0
+        ours = self._ours() - self.self0
+        return max(0.0, (busy - ours) / wall) if wall > 0 else 0.0
+
+
+# ---- running the benchmarks ------------------------------------------------
+
+def merge(old, new):
+    """One measurement's lines from several passes: runs joined, counts added."""
+    if old is None:
+        return new
+    for k, v in new.items():
+        if k.endswith("_runs"):
+            old[k] = old[k] + "," + v
+        elif k in ("fired", "written", "lost"):
+            old[k] = str(int(old[k]) + int(v))
+    return old
+
+
+def slim_new():
+    return {"clock": {}, "record": {}, "filter": {}, "skip": set(), "raw_clock": {}}
+
+
+def slim_pass(res, args, cmds):
+    """Run record_bench once per command line, adding to res."""
+    for cmd in cmds:
+        lines, err = run([args.bin] + cmd, 600)
+        if lines is None:
+            say("slimtrace ERROR: record_bench %s: %s" % (" ".join(cmd), err))
+            res["error"] = True
+            continue
+        for line in lines:
+            if line.startswith("slim "):
+                slim_line(res, line)
+    res["clock"] = {k: med(runs(f, "ns")) for k, f in res["raw_clock"].items()}
+
+
+def slim_line(res, line):
+    f = fields(line)
+    kind = line.split()[1]
+    if "SKIP" in line:
+        res["skip"].add(line)
+    elif kind == "clock":
+        res["raw_clock"][f["name"]] = merge(res["raw_clock"].get(f["name"]), f)
+    elif kind == "loop":
+        res["loop"] = merge(res.get("loop"), f)
+    elif kind == "parallel":
+        res.setdefault("parallel", {})
+        res["parallel"][f["name"]] = merge(res["parallel"].get(f["name"]), f)
+    elif kind == "record":
+        k = (f["ev"], int(f["thr"]), f["clock"])
+        res["record"][k] = merge(res["record"].get(k), f)
+    elif kind == "filter":
+        res["filter"][f["kind"]] = merge(res["filter"].get(f["kind"]), f)
+    elif kind == "memory":
+        res["memory"] = f
+
+
+def slim_cmds(events, nruns):
+    """One pass: the clock reads and loops, then one process per clock."""
+    base = ["-e", str(events), "-r", str(nruns)]
+    cmds = [base + ["clock", "loop"]]
+    for c in CLOCKS:
+        cmds.append(["-c", c] + base + ["record"] + (["filter"] if c == "mono_tsc" else []))
+    return cmds
+
+
+def lttng_new():
+    return {"clock": None, "rec": {}, "skip": [], "empty_l": [], "disabled_l": []}
+
+
+def lttng_run(res, args, events, nruns, channel):
+    env = dict(os.environ, LTTNG_BENCH_EVENTS=str(events),
+               LTTNG_BENCH_RUNS=str(nruns), LTTNG_BENCH_CHANNELS=channel)
+    lines, err = run(["sh", os.path.join(HERE, "lttng", "run.sh"),
+                      os.path.join(args.out, "lttng")], 900, env)
+    if lines is None:
+        res["skip"].append("lttng run.sh failed: " + err)
+        return
+    for line in lines:
+        if not line.startswith("lttng "):
+            continue
+        w = line.split()
+        f = fields(line)
+        if "SKIP" in line or "ERROR" in line:
+            if line not in res["skip"]:
+                res["skip"].append(line)
+        elif w[1] == "clock":
+            res["clock"] = f
+        elif w[1] in ("empty", "disabled"):
+            res[w[1] + "_l"].append(float(f["ns_per_event"]))
+            res[w[1]] = med(res[w[1] + "_l"])
+        elif "chan" in f:
+            res["rec"][(w[1], int(w[2].rstrip("thr")), f["chan"])] = f
+
+
+# ---- callgrind: instructions per event, by part ------------------------------
+
+PARTS = [  # (part, test on "file:function"), first match wins
+    ("call site + loop", lambda s: ":fire_" in s),
+    ("RCU read lock/unlock", lambda s: "/rcu.h:" in s),
+    ("probe iteration", lambda s: ":__slim_iter_" in s),
+    ("clock read", lambda s: "/clock.h:" in s),
+    ("filter: match", lambda s: "filter.c:" in s),
+    ("filter: sched_getcpu", lambda s: "sched_getcpu" in s),
+    ("filter: set-up", lambda s: ":filter_rejects" in s),
+    ("ring buffer reserve", lambda s: "ring_buffer.h:slim_event_reserve" in s),
+    ("ring buffer commit/discard", lambda s: "ring_buffer.h:slim_event_commit" in s),
+    ("slim_event_reserve", lambda s: "buffer.c:slim_event_reserve" in s),
+    ("slim_event_commit", lambda s: "buffer.c:slim_event_commit" in s),
+    ("class probe (fields)", lambda s: ":__slim_probe_" in s),
+    ("libc strlen/memcpy", lambda s: "strlen" in s or "memcpy" in s or "memmove" in s),
+]
+
+
+def callgrind(args, what, n):
+    fn = "fire_str" if what == "str" else "fire_2int"
+    outf = os.path.join(args.out, "callgrind.%s.out" % what)
+    try:
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + outf,
+                            "--toggle-collect=" + fn, args.bin, "profile", what, str(n)],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, text=True, timeout=300)
+        a = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100",
+                            "--auto=no", outf], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, str(e)
+    if p.returncode != 0 or a.returncode != 0:
+        return None, p.stderr.strip()[-300:]
+    parts, total = {}, 0
+    for line in a.stdout.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(\S.*)$", line)
+        if not m or "PROGRAM TOTALS" in line:
+            continue
+        ir = int(m.group(1).replace(",", ""))
+        name = m.group(2).split(" [")[0]
+        part = next((p for p, test in PARTS if test(name)), "other: " + name)
+        parts[part] = parts.get(part, 0) + ir
+        total += ir
+    events = n + 10  # the profile fires 10 first, to claim the buffer
+    return {k: v / events for k, v in parts.items()}, total / events
+
+
+# ---- the report --------------------------------------------------------------
+
+class Summary:
+    """Targets: judged on medians; the best run beside, for a quiet machine."""
+
+    def __init__(self):
+        self.rows = []
+
+    def add(self, name, goal, sign, limit, median, best, unit):
+        if median is None:
+            self.rows.append((name, goal, "-", "-", "SKIP"))
+            return
+        ok = median <= limit if sign == "<=" else median >= limit
+        fmt = "%.2f ns" if unit == "ns" else "%.2fx"
+        self.rows.append((name, "%s %s" % (sign, goal), fmt % median,
+                          fmt % best if best is not None else "-",
+                          "PASS" if ok else "MISS"))
+
+    def add_text(self, name, goal, got, verdict):
+        self.rows.append((name, goal, got, "", verdict))
+
+    def print(self):
+        say("== Summary (PASS/MISS on the median; best: the best runs) ==")
+        say("  %-46s %-9s %-16s %-10s %s" % ("target", "goal", "median", "best", ""))
+        for r in self.rows:
+            say("  %-46s %-9s %-16s %-10s %s" % r)
+
+
+def clock_runs(s, clock):
+    f = s["raw_clock"].get(CLOCK_COST[clock])
+    return runs(f, "ns") if f else None
+
+
+def report_clocks(s):
+    say("== Clock reads (ns per call; median, best) ==")
+    for name, f in s["raw_clock"].items():
+        v = runs(f, "ns")
+        say("  %-32s %7.2f %7.2f" % (name, med(v), min(v)))
+    par = s.get("parallel", {})
+    if par:
+        say("  the machine itself: 2 threads at once / 1 thread alone, throughput:")
+        for name, f in par.items():
+            sc = paired(runs(f, "ns1"), runs(f, "ns2"), lambda x, y: 2 * x / y)
+            say("    %-20s %.2fx  (%.2f ns alone, %.2f ns per thread with 2)"
+                % (name, sc, med(runs(f, "ns1")), med(runs(f, "ns2"))))
+        f = par.get("integer_work")
+        if f:
+            v = runs(f, "ns1")
+            say("  host speed: integer work took %.2f-%.2f ns (median %.2f) across"
+                " the run" % (min(v), max(v), med(v)))
+    say()
+
+
+def report_loop(s, lt, summ):
+    say("== 1. Disabled tracepoint vs empty loop ==")
+    f = s.get("loop")
+    if not f:
+        say("  (no result)")
+        summ.add("disabled / empty loop", "1.05x", "<=", 1.05, None, None, "x")
+        return
+    e, d = runs(f, "empty"), runs(f, "disabled")
+    ratio = paired(d, e, lambda x, y: x / y)
+    say("  %s iterations, median of %d runs; ratio: median of the rounds' ratios"
+        % (f["iters"], len(e)))
+    say("  empty loop        %6.3f ns/iter (best %.3f)" % (med(e), min(e)))
+    say("  disabled 2int     %6.3f ns/iter (best %.3f), +%.3f ns"
+        % (med(d), min(d), med(d) - med(e)))
+    say("  ratio             %6.3f" % ratio)
+    if "disabled" in lt and "empty" in lt:
+        say("  (LTTng-UST, same make bench: empty %.2f, disabled %.2f ns/iter, %.2fx;"
+            % (lt["empty"], lt["disabled"], lt["disabled"] / lt["empty"]))
+        say("   its empty loop keeps i in a register, hence not the same baseline)")
+    summ.add("disabled / empty loop", "%.2fx" % TARGETS["disabled"], "<=",
+             TARGETS["disabled"], ratio, min(d) / min(e), "x")
+    say()
+
+
+def rec_sort(item):
+    (ev, thr, clock), _ = item
+    return CLOCKS.index(clock), ev != "2int", thr
+
+
+def report_record(s, summ):
+    say("== 2. Recorded events (own buffer per thread; ns/event per thread,"
+        " Mev/s all threads) ==")
+    rec = s["record"]
+    say("  %-6s %-3s %-13s %8s %8s %8s %8s %10s %6s" % (
+        "event", "thr", "clock", "ns/ev", "best", "clock", "net", "Mev/s", "lost"))
+    lost, fired = 0, 0
+    for (ev, thr, clock), f in sorted(rec.items(), key=rec_sort):
+        ns = runs(f, "ns")
+        ck = clock_runs(s, clock)
+        lost += int(f["lost"])
+        fired += int(f["fired"])
+        say("  %-6s %-3d %-13s %8.2f %8.2f %8s %8s %10.2f %6s" % (
+            ev, thr, clock, med(ns), min(ns),
+            "%.2f" % med(ck) if ck else "-",
+            "%.2f" % (med(ns) - med(ck)) if ck else "-",
+            med(runs(f, "mev")), f["lost"]))
+    if rec:
+        f = next(iter(rec.values()))
+        say("  %s events per thread per run, %d runs; buffer_size_kb=%s per thread,"
+            " drop mode, sized to hold a run" % (f["events"], len(runs(f, "ns")),
+                                                 f["buffer_size_kb"]))
+        say("  net = ns/event - slim_clock_now() of that clock, each timed alone")
+    say()
+    say("  2-thread throughput / 1-thread (median of the rounds' ratios):")
+    for clock in CLOCKS:
+        for ev in ("2int", "str16"):
+            one, two = rec.get((ev, 1, clock)), rec.get((ev, 2, clock))
+            if not one or not two:
+                continue
+            r = [x / y for x, y in zip(runs(two, "mev"), runs(one, "mev"))]
+            say("    %-6s %-13s %.2fx" % (ev, clock, med(r)))
+            if clock == "mono_tsc":
+                summ.add("2 threads / 1 thread, %s %s" % (ev, clock), "1.8x", ">=",
+                         TARGETS["scaling"], med(r), max(r), "x")
+    summ.add_text("events lost, all recording runs", "0", "%d of %d" % (lost, fired),
+                  "PASS" if lost == 0 and fired > 0 else "MISS")
+    for clock in ("mono_tsc", "mono_gettime"):
+        f, ck = rec.get(("2int", 1, clock)), clock_runs(s, clock)
+        if f and ck:
+            ns = runs(f, "ns")
+            summ.add("2int recording minus clock read (%s)" % clock, "3 ns", "<=",
+                     TARGETS["net"], med(ns) - med(ck), min(ns) - min(ck), "ns")
+    say()
+
+
+def report_lttng(s, lt, summ):
+    say("== 3. Versus LTTng-UST 2.13 (same make bench run) ==")
+    for line in lt["skip"]:
+        say("  " + line)
+    names = (("mono_gettime", "LTTng / slimtrace, clock_gettime", "lttng_gettime"),
+             ("mono_tsc", "LTTng / slimtrace, cycle counter", "lttng_counter"))
+    if not lt["rec"]:
+        say("  SKIP: no LTTng-UST recording results; slimtrace's numbers above stand alone")
+        for _, name, _ in names:
+            summ.add_text(name + " (2int, 1 thr)", "-", "SKIP", "SKIP")
+        say()
+        return
+    if lt["clock"]:
+        say("  LTTng's process: clock_gettime %s ns, rdtsc %s ns"
+            % (lt["clock"].get("clock_gettime_ns"), lt["clock"].get("rdtsc_ns")))
+    rec = s["record"]
+    say("  %-6s %-3s %-9s %9s %9s %7s | %-21s %-21s" % (
+        "event", "thr", "channel", "LTTng ns", "best", "lost%",
+        "/ slim mono_gettime", "/ slim mono_tsc"))
+    fastest = {}
+    for (ev, thr, chan), f in sorted(lt["rec"].items()):
+        lns = float(f["ns_per_event"])
+        lmin = float(f.get("ns_per_event_min", lns))
+        cells = []
+        for clock, _, _ in names:
+            sf = rec.get((ev, thr, clock))
+            if not sf:
+                cells.append("-")
+                continue
+            sns = med(runs(sf, "ns"))
+            cells.append("%6.2f ns -> %5.2fx" % (sns, lns / sns))
+            k = (ev, thr, clock)
+            if k not in fastest or lns < fastest[k][0]:
+                fastest[k] = (lns, lmin)
+        say("  %-6s %-3d %-9s %9.2f %9.2f %7s | %-21s %-21s" % (
+            ev, thr, chan, lns, lmin, f.get("lost_pct", "-"), cells[0], cells[1]))
+    say("  ratio = LTTng ns/event / slimtrace ns/event (medians); the targets take")
+    say("  the fastest LTTng channel of the run; best = best run against best run")
+    for clock, name, target in names:
+        k = ("2int", 1, clock)
+        if k in fastest:
+            ns = runs(rec[k], "ns")
+            summ.add(name + " (2int, 1 thr)", "%.1fx" % TARGETS[target], ">=",
+                     TARGETS[target], fastest[k][0] / med(ns), fastest[k][1] / min(ns), "x")
+    say()
+
+
+def report_filter(s, summ):
+    flt = s["filter"]
+    say("== 4. Filters (2int, 1 thread, clock %s) ==" % (
+        flt["none"]["clock"] if "none" in flt else "-"))
+    if "none" not in flt:
+        say("  (no result)")
+        summ.add("1-predicate filter adds", "3 ns", "<=", 3, None, None, "ns")
+        return
+    base = runs(flt["none"], "ns")
+    say("  %-7s %8s %8s %8s %7s  %s" % ("filter", "ns/ev", "best", "+ns", "ratio",
+                                        "expression"))
+    for kind in ("none", "pred1", "pred5", "reject"):
+        if kind not in flt:
+            continue
+        v = runs(flt[kind], "ns")
+        add = paired(v, base, lambda x, y: x - y)
+        say("  %-7s %8.2f %8.2f %+8.2f %7.2f  %s%s" % (
+            kind, med(v), min(v), add, paired(v, base, lambda x, y: x / y),
+            flt[kind]["expr"], "   (every event discarded)" if kind == "reject" else ""))
+        if kind == "pred1":
+            summ.add("1-predicate filter adds", "3 ns", "<=", TARGETS["pred1"], add,
+                     min(v) - min(base), "ns")
+    say("  +ns, ratio: median over rounds, each run against the unfiltered run beside it")
+    say()
+
+
+def report_memory(s):
+    say("== 5. Memory ==")
+    m = s.get("memory")
+    if not m:
+        say("  (no result)")
+        return
+    say("  default buffer_size_kb: %s KiB per recording thread (overwrite mode)"
+        % m["buffer_size_kb"])
+    say("  RSS added by the first recording thread:  %5s KiB (its buffer, wrapped"
+        " twice, and one-time state)" % m["first_recording_thread_rss_kb"])
+    say("  RSS added by a further recording thread:  %5s KiB (a new buffer)"
+        % m["next_recording_thread_rss_kb"])
+    say("  (two idle threads alone added %s KiB of stack)" % m["idle_threads_rss_kb"])
+    if s["record"]:
+        f = next(iter(s["record"].values()))
+        say("  the recording runs above used buffer_size_kb=%s per thread"
+            % f["buffer_size_kb"])
+    say()
+
+
+def report_profile(prof):
+    say("== Where the instructions go (valgrind callgrind, instructions per event,"
+        " clock mono_tsc) ==")
+    for what, (parts, total) in prof.items():
+        if parts is None:
+            say("  %s: SKIP (%s)" % (what, total))
+            continue
+        say("  %s: %.1f instructions per event" % (what, total))
+        for part, ir in sorted(parts.items(), key=lambda kv: -kv[1]):
+            if ir >= 0.5:
+                say("    %-36s %6.1f" % (part, ir))
+    say()
+
+
+def header(args, quick):
+    cpu = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "?")
+    except OSError:
+        pass
+    with open("/proc/loadavg") as f:
+        load = " ".join(f.read().split()[:3])
+    say("slimtrace make bench%s: %s, %d CPUs, load %s, %s" % (
+        " (BENCH_QUICK)" if quick else "", cpu, os.cpu_count(), load,
+        time.strftime("%Y-%m-%d %H:%M")))
+    say()
+
+
+def profiles(args, n):
+    if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
+        return {"2int": (None, "valgrind not installed")}
+    prof = {}
+    for what in ("2int", "2int-f1", "str"):
+        prof[what] = callgrind(args, what, n)
+    return prof
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--out", default="build/bench")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+
+    if args.profile:
+        report_profile(profiles(args, 200000))
+        return 0
+
+    quick = args.quick
+    # Many short processes rather than a few long ones: this VM slows down
+    # by up to 2x for seconds at a time, and a process measures one clock.
+    events, nruns, passes = (500000, 1, 4) if quick else (2000000, 1, 9)
+    lt_events, lt_runs, lt_chan = ((1000000, 3, "default") if quick
+                                   else (2000000, 5, "default snapshot"))
+    header(args, quick)
+    # LTTng's channels run between slimtrace's passes, so that both sides
+    # meet the same phases of a noisy host.
+    chans = lt_chan.split()
+    s, lt = slim_new(), lttng_new()
+    cmds = slim_cmds(events, nruns)
+    slim_busy, lt_busy = [], []
+    due = {int((j + 0.5) * passes / len(chans)): c for j, c in enumerate(chans)}
+    for i in range(passes):
+        busy = Busy()
+        slim_pass(s, args, cmds)
+        slim_busy.append(busy.others())
+        if i in due:
+            busy = Busy()
+            lttng_run(lt, args, lt_events, lt_runs, due[i])
+            lt_busy.append(busy.others())
+    slim_pass(s, args, [["memory"]])
+    slim_others, lt_others = med(slim_busy), med(lt_busy) if lt_busy else 0.0
+    prof = profiles(args, 100000 if quick else 200000)
+
+    summary = Summary()
+    say("Other processes kept %.2f CPUs busy during slimtrace's runs, %.2f during"
+        " LTTng's (of %d; medians over the passes)." % (slim_others, lt_others,
+                                                        os.cpu_count()))
+    if max(slim_others, lt_others) > 0.3:
+        say("NOTE: the machine was busy: 2-thread numbers and LTTng's (whose consumer"
+            " daemon needs a CPU) suffer first.")
+    say()
+    for line in s["skip"]:
+        say(line)
+    report_clocks(s)
+    report_loop(s, lt, summary)
+    report_record(s, summary)
+    report_lttng(s, lt, summary)
+    report_filter(s, summary)
+    report_memory(s)
+    report_profile(prof)
+    summary.print()
+
+    path = os.path.join(args.out, "results.txt")
+    with open(path, "w") as f:
+        f.write("\n".join(out_lines) + "\n\n# raw result lines\n" + "\n".join(raw_lines) + "\n")
+    print("\n(written to %s)" % path)
+    return 1 if s.get("error") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
