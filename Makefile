@@ -36,7 +36,7 @@ SHARED := $(B)/libslimtrace.so.$(SOVER)
 ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS)
 
 .PHONY: all lib tests examples demo check check-plain check-asan check-tsan check-clang clean install bench footprint fuzz
-all: lib tests examples
+all: lib tests examples tools
 
 lib: $(STATIC) $(SHARED)
 

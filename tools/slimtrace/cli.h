@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* The slimtrace command: what the subcommands share. */
+#ifndef SLIMTRACE_CLI_H
+#define SLIMTRACE_CLI_H
+
+#include <stdio.h>
+#include "tdat.h"
+
+/* Exit codes: 0 fine, 1 the file or the program failed, 2 bad usage. */
+#define EXIT_FAIL	1
+#define EXIT_USAGE	2
+
+#define DEFAULT_FILE	"trace.dat"
+
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+
+/* Print the usage of CMD (NULL: the command itself); 0, or -1 if unknown. */
+int cli_usage(const char *cmd, FILE *f);
+/* A usage error: say what and where to look; returns EXIT_USAGE. */
+int cli_bad_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A failure: "slimtrace: ..." on stderr; returns EXIT_FAIL. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Open PATH, printing the reason on failure (and closing t). */
+int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl);
+
+/* The options the subcommands read files with: parse, in getopt style. */
+struct cli_opts {
+	const char *cmd;
+	const char *file;
+	const char *events;		/* joined -e arguments */
+	char *events_buf;
+	const char **filters;		/* -F */
+	int nr_filters;
+	int raw, nsec, no_plugins, formats;
+};
+
+/*
+ * Parse ARGV for CMD, accepting the letters in ALLOWED (of "i:e:F:RtNf").
+ * 0, or an exit code to return.
+ */
+int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv);
+void cli_opts_free(struct cli_opts *o);
+
+/* "12.345678" in the report's style for a time stamp. */
+void cli_format_ts(const struct tdat *t, unsigned long long ts, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slimtrace: record a program that links slimtrace into a trace.dat,
+ * and read trace.dat files (report, list, stat), in trace-cmd's manner.
+ */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+static const struct command commands[] = {
+	{ "record", cmd_record, "run a program and record its trace events into a trace.dat",
+	  "usage: slimtrace record [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q] [-o FILE]\n"
+	  "                        -- PROGRAM [ARGS...]\n"
+	  "\n"
+	  "Runs PROGRAM (which must link slimtrace) with tracing configured through\n"
+	  "its environment, then reads FILE back and reports what was recorded and lost.\n"
+	  "\n"
+	  "  -e EVENTS   events to enable, set_event syntax: sys:event, sys:*, *:event,\n"
+	  "              event or system, '!' to disable; may repeat (default: all)\n"
+	  "  -f FILTER   filter for the events of the -e before it (default: all events)\n"
+	  "  -b KB       buffer size per thread, in KiB\n"
+	  "  -C CLOCK    trace clock: mono, mono_raw or tsc\n"
+	  "  -O          overwrite the oldest events when a buffer is full (default: drop new ones)\n"
+	  "  -o FILE     output file (default: trace.dat)\n"
+	  "  -q          say nothing unless something went wrong\n" },
+	{ "report", cmd_report, "print the events of a trace.dat as text",
+	  "usage: slimtrace report [-i FILE | FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
+	  "\n"
+	  "Prints every event, merged across buffers (CPUs) by time stamp:\n"
+	  "  comm-pid [cpu] timestamp: event: fields\n"
+	  "\n"
+	  "  -i FILE     the trace (default: trace.dat)\n"
+	  "  -e EVENTS   only these events (set_event syntax, '!' excludes); may repeat\n"
+	  "  -F FILTER   only events matching 'event[,event]: expression' (libtraceevent's\n"
+	  "              filter syntax); may repeat\n"
+	  "  -R          raw: every field as name=value instead of the event's format\n"
+	  "  -t          time stamps in nanoseconds\n"
+	  "  -N          do not load libtraceevent plugins\n" },
+	{ "list", cmd_list, "list the events (and formats) a trace.dat holds",
+	  "usage: slimtrace list [-f] [-e EVENTS] [-i FILE | FILE]\n"
+	  "\n"
+	  "  -f          print each event's format as well\n"
+	  "  -e EVENTS   only these events (set_event syntax)\n"
+	  "  -i FILE     the trace (default: trace.dat)\n" },
+	{ "stat", cmd_stat, "count events per event, thread and buffer; lost events; duration",
+	  "usage: slimtrace stat [-e EVENTS] [-i FILE | FILE]\n"
+	  "\n"
+	  "  -e EVENTS   count only these events (set_event syntax)\n"
+	  "  -i FILE     the trace (default: trace.dat)\n" },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static void main_usage(FILE *f)
+{
+	const struct command *c;
+
+	fprintf(f, "usage: slimtrace COMMAND [OPTIONS]\n\ncommands:\n");
+	for (c = commands; c->name; c++)
+		fprintf(f, "  %-8s %s\n", c->name, c->summary);
+	fprintf(f, "  %-8s %s\n", "help", "show the usage of a command");
+	fprintf(f, "\n'slimtrace help COMMAND' and 'man slimtrace-COMMAND' tell more.\n");
+}
+
+int cli_usage(const char *cmd, FILE *f)
+{
+	const struct command *c;
+
+	if (!cmd) {
+		main_usage(f);
+		return 0;
+	}
+	for (c = commands; c->name; c++) {
+		if (!strcmp(c->name, cmd)) {
+			fputs(c->usage, f);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int cli_bad_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "slimtrace%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(see 'slimtrace help%s%s')\n", cmd ? " " : "", cmd ? cmd : "");
+	return EXIT_USAGE;
+}
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "slimtrace: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAIL;
+}
+
+int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl)
+{
+	if (tdat_open(t, path, fl) == 0)
+		return 0;
+	cli_fail("%s: %s", path, t->err);
+	tdat_close(t);
+	return -1;
+}
+
+static int add_events(struct cli_opts *o, const char *arg)
+{
+	size_t old = o->events_buf ? strlen(o->events_buf) : 0;
+	char *buf = realloc(o->events_buf, old + strlen(arg) + 2);
+
+	if (!buf)
+		return -1;
+	if (old)
+		buf[old++] = ',';
+	strcpy(buf + old, arg);
+	o->events_buf = buf;
+	o->events = buf;
+	return 0;
+}
+
+int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char optstring[32];
+	const char **f;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->cmd = cmd;
+	snprintf(optstring, sizeof(optstring), ":h%s", allowed);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cli_usage(cmd, stdout);
+			return -1;
+		case 'i':
+			o->file = optarg;
+			break;
+		case 'e':
+			if (add_events(o, optarg))
+				return cli_fail("out of memory");
+			break;
+		case 'F':
+			f = realloc(o->filters, (o->nr_filters + 1) * sizeof(*f));
+			if (!f)
+				return cli_fail("out of memory");
+			o->filters = f;
+			o->filters[o->nr_filters++] = optarg;
+			break;
+		case 'R':
+			o->raw = 1;
+			break;
+		case 't':
+			o->nsec = 1;
+			break;
+		case 'N':
+			o->no_plugins = 1;
+			break;
+		case 'f':
+			o->formats = 1;
+			break;
+		case ':':
+			return cli_bad_usage(cmd, "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_bad_usage(cmd, "unknown option '-%c'", optopt);
+			return cli_bad_usage(cmd, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (o->file)
+			return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
+		o->file = argv[optind++];
+	}
+	if (optind < argc)
+		return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
+	if (!o->file)
+		o->file = DEFAULT_FILE;
+	return 0;
+}
+
+void cli_opts_free(struct cli_opts *o)
+{
+	free(o->events_buf);
+	free(o->filters);
+	memset(o, 0, sizeof(*o));
+}
+
+void cli_format_ts(const struct tdat *t, unsigned long long ts, char *buf, size_t len)
+{
+	if (t->clock_in_ns)
+		snprintf(buf, len, "%llu.%06llu", ts / 1000000000ULL, (ts % 1000000000ULL) / 1000);
+	else
+		snprintf(buf, len, "%llu", ts);
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *c;
+
+	if (argc < 2) {
+		main_usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		main_usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			main_usage(stdout);
+			return 0;
+		}
+		if (cli_usage(argv[2], stdout))
+			return cli_bad_usage(NULL, "no command '%s'", argv[2]);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("slimtrace " SLIM_VERSION "\n");
+		return 0;
+	}
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, argv[1]))
+			return c->run(argc - 1, argv + 1);
+	if (argv[1][0] == '-')
+		return cli_bad_usage(NULL, "unknown option '%s'", argv[1]);
+	return cli_bad_usage(NULL, "no command '%s'", argv[1]);
+}

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slimtrace record: run a program that links slimtrace, with tracing
+ * configured through its environment (the library reads SLIMTRACE_* at
+ * start-up and writes SLIMTRACE_OUTPUT when the program exits), then
+ * read the file back and say what was recorded and what was lost.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "cli.h"
+#include "elfcheck.h"
+
+struct record_opts {
+	char *events;			/* SLIMTRACE_EVENTS */
+	char *filters;			/* SLIMTRACE_FILTER */
+	const char *last_events;	/* the -e a -f applies to */
+	const char *buffer_kb, *clock, *output;
+	int overwrite, quiet;
+};
+
+/* Append a formatted piece to *DST, with SEP before it unless *DST is empty. */
+static int append(char **dst, const char *sep, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int append(char **dst, const char *sep, const char *fmt, ...)
+{
+	char *piece, *buf;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&piece, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	buf = realloc(*dst, (*dst ? strlen(*dst) + strlen(sep) : 0) + n + 1);
+	if (!buf) {
+		free(piece);
+		return -1;
+	}
+	if (*dst)
+		strcat(buf, sep);
+	else
+		buf[0] = '\0';
+	strcat(buf, piece);
+	free(piece);
+	*dst = buf;
+	return 0;
+}
+
+/*
+ * -f EXPR applies to the events of the -e before it (all events if none):
+ * each word becomes a sys:event:EXPR entry of SLIMTRACE_FILTER; a bare
+ * word names a system or an event, as in set_event.
+ */
+static int add_filter(struct record_opts *ro, const char *expr)
+{
+	const char *s = ro->last_events ? ro->last_events : "*:*";
+	char word[256];
+	size_t n;
+	int ret = 0;
+
+	if (strchr(expr, ';'))
+		return cli_bad_usage("record", "-f '%s': a filter cannot contain ';'", expr);
+	for (; *s && !ret; s += n) {
+		s += strspn(s, ", \t\n");
+		n = strcspn(s, ", \t\n");
+		if (!n || *s == '!')
+			continue;
+		if (n >= sizeof(word))
+			return cli_bad_usage("record", "event '%.*s' is too long", (int)n, s);
+		memcpy(word, s, n);
+		word[n] = '\0';
+		if (strchr(word, ':'))
+			ret = append(&ro->filters, ";", "%s:%s", word, expr);
+		else
+			ret = append(&ro->filters, ";", "%s:*:%s;*:%s:%s", word, expr, word, expr);
+	}
+	return ret ? cli_fail("out of memory") : 0;
+}
+
+static int parse(struct record_opts *ro, int argc, char **argv)
+{
+	static const char *const clocks[] = { "mono", "mono_raw", "tsc", NULL };
+	int c, i;
+
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:he:f:b:C:Oo:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			cli_usage("record", stdout);
+			return -1;
+		case 'e':
+			if (append(&ro->events, ",", "%s", optarg))
+				return cli_fail("out of memory");
+			ro->last_events = optarg;
+			break;
+		case 'f':
+			if ((c = add_filter(ro, optarg)))
+				return c;
+			break;
+		case 'b':
+			if (!*optarg || optarg[strspn(optarg, "0123456789")] || atol(optarg) <= 0)
+				return cli_bad_usage("record", "-b '%s': not a size in KiB", optarg);
+			ro->buffer_kb = optarg;
+			break;
+		case 'C':
+			for (i = 0; clocks[i] && strcmp(clocks[i], optarg); i++)
+				;
+			if (!clocks[i])
+				return cli_bad_usage("record", "-C '%s': no such clock (mono, mono_raw, tsc)", optarg);
+			ro->clock = optarg;
+			break;
+		case 'O':
+			ro->overwrite = 1;
+			break;
+		case 'o':
+			ro->output = optarg;
+			break;
+		case 'q':
+			ro->quiet = 1;
+			break;
+		case ':':
+			return cli_bad_usage("record", "option '%s' needs an argument", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_bad_usage("record", "unknown option '-%c'", optopt);
+			return cli_bad_usage("record", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_bad_usage("record", "no program to run "
+				     "(slimtrace record [OPTIONS] -- PROGRAM [ARGS...])");
+	return 0;
+}
+
+/* PROGRAM as execvp would find it, in BUF; 0 or -1 with errno. */
+static int find_program(const char *prog, char *buf, size_t len)
+{
+	const char *path = getenv("PATH"), *p;
+	size_t n;
+
+	if (strchr(prog, '/')) {
+		if (strlen(prog) >= len)
+			return errno = ENAMETOOLONG, -1;
+		strcpy(buf, prog);
+		return access(buf, X_OK);
+	}
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p += n + (p[n] == ':')) {
+		n = strcspn(p, ":");
+		if ((size_t)snprintf(buf, len, "%.*s%s%s", (int)n, p, n ? "/" : "", prog) >= len)
+			continue;
+		if (!access(buf, X_OK))
+			return 0;
+	}
+	return errno = ENOENT, -1;
+}
+
+/* An absolute path for FILE, so that a program that changes directory still writes it. */
+static char *absolute(const char *file)
+{
+	char cwd[PATH_MAX], *buf;
+
+	if (file[0] == '/')
+		return strdup(file);
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	buf = malloc(strlen(cwd) + strlen(file) + 2);
+	if (buf)
+		sprintf(buf, "%s/%s", cwd, file);
+	return buf;
+}
+
+static int set_env(const char *name, const char *value)
+{
+	if (value ? setenv(name, value, 1) : unsetenv(name))
+		return cli_fail("cannot set %s: %s", name, strerror(errno));
+	return 0;
+}
+
+static int run(const char *path, char **argv, int *status)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_int, old_quit;
+	pid_t pid, w;
+
+	/* A ^C stops the program; we stay to read what it wrote. */
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	if (pid < 0)
+		return cli_fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		execv(path, argv);
+		fprintf(stderr, "slimtrace: %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	do
+		w = waitpid(pid, status, 0);
+	while (w < 0 && errno == EINTR);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (w < 0)
+		return cli_fail("waitpid: %s", strerror(errno));
+	return 0;
+}
+
+/* Read FILE back: events and losses per buffer, as trace-cmd record reports them. */
+static int summarize(const char *file, int quiet)
+{
+	struct tdat t;
+	struct tdat_open_flags fl = { .no_plugins = 1 };
+	struct tdat_cursor c;
+	struct tdat_record r;
+	unsigned long long events = 0, lost = 0, buf_lost;
+	int i, ret = 0, unknown = 0;
+
+	if (cli_open(&t, file, &fl))
+		return EXIT_FAIL;
+	for (i = 0; i < t.nr_cpus && !ret; i++) {
+		const struct tdat_cpustat *st = &t.cpus[i].stat;
+
+		if (tdat_cursor_init(&c, &t, i) == 0)
+			while ((ret = tdat_cursor_next(&c, &r)) > 0)
+				;
+		if (ret < 0 || !c.buf) {
+			ret = cli_fail("%s: %s", file, t.err);
+			tdat_cursor_fini(&c);
+			break;
+		}
+		buf_lost = tdat_cpu_lost(&c, st);
+		events += c.records;
+		lost += buf_lost;
+		unknown |= c.lost_unknown;
+		if (!quiet)
+			fprintf(stderr, "CPU%d data recorded at offset=0x%llx\n    %llu bytes in size, "
+				"%llu events, %llu%s lost\n", i, (unsigned long long)t.cpus[i].offset,
+				(unsigned long long)t.cpus[i].size, c.records, buf_lost,
+				c.lost_unknown ? "+" : "");
+		tdat_cursor_fini(&c);
+	}
+	if (!ret && !quiet)
+		fprintf(stderr, "%s: %llu events in %d buffer%s, %llu%s lost\n", file, events,
+			t.nr_cpus, t.nr_cpus == 1 ? "" : "s", lost, unknown ? "+" : "");
+	tdat_close(&t);
+	return ret;
+}
+
+static int after(const char *prog, const char *file, const char *shown, int status, int quiet)
+{
+	struct stat st;
+	int ret;
+
+	if (WIFSIGNALED(status)) {
+		cli_fail("%s was killed by signal %d (%s)", prog, WTERMSIG(status), strsignal(WTERMSIG(status)));
+		if (stat(file, &st))
+			return cli_fail("%s: not written (a program writes its trace when it exits normally)",
+					shown);
+	} else if (stat(file, &st)) {
+		if (WEXITSTATUS(status) == 127)
+			return EXIT_FAIL;
+		return cli_fail("%s exited with status %d without writing %s: is it linked with slimtrace, "
+				"and does it exit through exit() or a return from main?",
+				prog, WEXITSTATUS(status), shown);
+	}
+	if (!quiet && WIFEXITED(status))
+		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
+	ret = summarize(shown, quiet);
+	if (ret)
+		return ret;
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts ro = { 0 };
+	char path[PATH_MAX], *out = NULL, **prog_argv;
+	int ret, status, linked;
+
+	ret = parse(&ro, argc, argv);
+	if (ret)
+		goto done;
+	prog_argv = argv + optind;
+	ret = EXIT_FAIL;
+	if (find_program(prog_argv[0], path, sizeof(path))) {
+		cli_fail("%s: %s", prog_argv[0], errno == ENOENT ? "command not found" : strerror(errno));
+		goto done;
+	}
+	linked = elf_links_slimtrace(path);
+	if (linked == 0) {
+		cli_fail("%s is not linked with slimtrace (no slim_events section, no slim_event_reserve "
+			 "symbol, no libslimtrace in what it loads): it has no events to record", path);
+		goto done;
+	}
+	if (!ro.output)
+		ro.output = DEFAULT_FILE;
+	out = absolute(ro.output);
+	if (!out) {
+		cli_fail("%s: %s", ro.output, strerror(errno));
+		goto done;
+	}
+	if (unlink(out) && errno != ENOENT) {
+		cli_fail("%s: cannot replace: %s", ro.output, strerror(errno));
+		goto done;
+	}
+	if (set_env("SLIMTRACE_OUTPUT", out) ||
+	    set_env("SLIMTRACE_EVENTS", ro.events ? ro.events : "*:*") ||
+	    set_env("SLIMTRACE_FILTER", ro.filters) ||
+	    (ro.buffer_kb && set_env("SLIMTRACE_BUFFER_KB", ro.buffer_kb)) ||
+	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
+	    (ro.overwrite && set_env("SLIMTRACE_OVERWRITE", "1")))
+		goto done;
+	if (run(path, prog_argv, &status))
+		goto done;
+	ret = after(prog_argv[0], out, ro.output, status, ro.quiet);
+done:
+	free(out);
+	free(ro.events);
+	free(ro.filters);
+	return ret < 0 ? 0 : ret;
+}
