@@ -7,5 +7,11 @@ $(B)/examples/demo: examples/demo.c examples/demo_events.c examples/demo_events.
 
 examples: $(EXAMPLES)
 
-demo: $(B)/examples/demo
+# The demo reads its own control files, then runs again under
+# `slimtrace record` (writing trace.dat) and the trace is reported.
+demo: $(B)/examples/demo $(B)/tools/slimtrace
 	$(B)/examples/demo
+	@echo '$$ slimtrace record -o trace.dat -- $(B)/examples/demo'
+	@$(B)/tools/slimtrace record -o trace.dat -- $(B)/examples/demo > /dev/null
+	@echo '$$ slimtrace report trace.dat'
+	@$(B)/tools/slimtrace report trace.dat

@@ -12,7 +12,8 @@
  * The environment configures a program at start-up: SLIMTRACE_EVENTS
  * (set_event words) and SLIMTRACE_FILTER (sys:event:expression entries)
  * apply to every event as it loads, including those of shared objects
- * opened later; docs/ctl.md lists the others.
+ * opened later; SLIMTRACE_OUTPUT records to a trace.dat; docs/ctl.md
+ * lists the others.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +26,7 @@
 #include "clock.h"
 #include "error_log.h"
 #include "event_filter.h"
+#include "record.h"
 #include "set_event.h"
 #include "trace_output.h"
 
@@ -420,6 +422,25 @@ static int write_trace_options(struct ctl_target *t, const char *text, int appen
 	return ret;
 }
 
+/* ---- record: draining the buffers to a trace.dat ----------------------- */
+
+static int read_record(struct ctl_target *t, struct slim_seq *s)
+{
+	(void)t;
+	return slim_record_ctl_read(s);
+}
+
+static int write_record(struct ctl_target *t, const char *text, int append)
+{
+	int ret;
+
+	(void)append;
+	ret = slim_record_ctl_write(text);
+	if (ret)
+		refuse(t, ret, "Cannot record to this file", text, 0);
+	return ret;
+}
+
 /* ---- error_log, header_page/header_event ------------------------------- */
 
 static int read_error_log(struct ctl_target *t, struct slim_seq *s)
@@ -475,6 +496,7 @@ static const struct ctl_file top_files[] = {
 	{ "trace_clock",	read_trace_clock,	write_trace_clock },
 	{ "trace_options",	read_trace_options,	write_trace_options },
 	{ "error_log",		read_error_log,		write_error_log },
+	{ "record",		read_record,		write_record },
 };
 
 static const struct ctl_file tree_files[] = {	/* events/ */
@@ -644,6 +666,8 @@ static void read_environment(void)
 	const char *v;
 
 	env_read = 1;
+	/* Constructors run in no set order: the clock must be ready first. */
+	slim_clock_init();
 	v = getenv("SLIMTRACE_EVENTS");
 	if (v && *v)
 		env_events = strdup(v);
@@ -660,6 +684,9 @@ static void read_environment(void)
 	v = getenv("SLIMTRACE_OVERWRITE");
 	if (v && *v)
 		slim_buffers_set_overwrite(strcmp(v, "0") != 0);
+	if (slim_record_env_start() < 0)
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: cannot record to '%s'\n",
+			getenv("SLIMTRACE_OUTPUT"));
 }
 
 /* SLIMTRACE_FILTER: "sys:event:EXPR" entries separated by ';'. */

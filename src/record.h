@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Recording to disk (src/record.c): the parts the control files use. */
+#ifndef SLIM_RECORD_H
+#define SLIM_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <slimtrace/record.h>
+#include "clock.h"
+
+struct slim_seq;
+
+/*
+ * The `record` control file.  Writing a path starts recording to it
+ * (-EBUSY if a recording runs); writing "0" or nothing stops it.  Safe
+ * with slim_event_mutex held: recording never waits for that mutex.
+ */
+int slim_record_ctl_write(const char *text);
+/* The path being recorded to and a newline, or nothing. */
+int slim_record_ctl_read(struct slim_seq *s);
+
+/*
+ * The texts of events/header_page and events/header_event, as the file
+ * stores them (the same bytes as the control files).
+ */
+const char *slim_record_header_page(void);
+const char *slim_record_header_event(void);
+
+/*
+ * Cycles to ns the way the recorder does it: a table entry cached across
+ * calls (stamps mostly grow), the same result as slim_clock_calib_to_ns().
+ */
+struct slim_record_conv {
+	const struct slim_clock_calib *tab;
+	size_t n;
+	size_t i;
+};
+uint64_t slim_record_conv_ns(struct slim_record_conv *cv, uint64_t raw);
+
+#endif

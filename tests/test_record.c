@@ -1,0 +1,818 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Recording to trace.dat, checked with trace-cmd itself: every scenario
+ * runs in a child process (the way it ends is the point: stop, exit()
+ * from a thread, return from main, SIGSEGV, SIGABRT, SIGKILL), and the
+ * parent reads the file with `trace-cmd report`.  Every event fired must
+ * be there with its values, in order, with times between the clock
+ * readings the child took around it, or be counted as lost: recorded +
+ * lost == fired.  trace-cmd must say nothing on stderr, and --ts-check
+ * must pass.  No trace-cmd on the machine is a failure, not a skip.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slimtrace/ctl.h>
+#include <slimtrace/output.h>
+#include <slimtrace/record.h>
+
+#include "check.h"
+#include "clock.h"
+#include "rec_events.h"
+#include "record.h"
+
+#define MAX_EVENTS	400000
+
+static char dir[64];
+static char self[4096];
+
+/* What a child reports to its parent before it ends. */
+struct child_info {
+	uint64_t t0, t1;	/* trace clock (ns) around the events */
+	long fired;		/* events fired */
+	int ok;			/* the child's own calls succeeded */
+};
+
+/* One event line of `trace-cmd report`. */
+struct line {
+	char comm[32];
+	int pid, cpu;
+	uint64_t us;		/* time stamp, microseconds */
+	int text;		/* rec_text rather than rec_pair */
+	long a, b;		/* rec_pair a, b; rec_text n in a */
+	char s[32];		/* rec_text s */
+};
+
+struct report {
+	struct line *v;
+	int n;
+	int cpus;		/* "cpus=N" */
+	long lost_marked;	/* sum of [N EVENTS DROPPED] */
+	int lost_unknown;	/* [EVENTS DROPPED] without a count */
+	int bad_lines;
+	char bad[160];		/* the first of them */
+	/* --stat */
+	long overrun, dropped, read;
+	int stat_cpus;
+};
+
+static struct report rep;
+
+/* ---- running trace-cmd ---------------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = '\0';
+	if (len)
+		*len = (size_t)n;
+	fclose(f);
+	return buf;
+}
+
+/* Run argv with stdout and stderr into files; the exit code, -1 if not run. */
+static int run(char *const argv[], const char *out, const char *err)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		dup2(o, 1);
+		dup2(e, 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* `trace-cmd CMD [OPT] -i file`: stdout text, NULL if it failed (says why). */
+static char *trace_cmd_run(const char *cmd, const char *opt, const char *file)
+{
+	char out[128], err[128];
+	char *argv[6] = { "trace-cmd", (char *)cmd, NULL, NULL, NULL, NULL };
+	char *text, *errs;
+	int i = 2, rc;
+
+	snprintf(out, sizeof(out), "%s/out.txt", dir);
+	snprintf(err, sizeof(err), "%s/err.txt", dir);
+	if (opt)
+		argv[i++] = (char *)opt;
+	argv[i++] = "-i";
+	argv[i++] = (char *)file;
+	rc = run(argv, out, err);
+	errs = slurp(err, NULL);
+	if (rc == 127 && errs && strstr(errs, "cannot run")) {
+		fprintf(stderr, "FAIL: trace-cmd is not installed (apt-get install trace-cmd)\n");
+		CHECK(!"trace-cmd missing");
+		exit(check_done("record"));
+	}
+	if (!CHECK(rc == 0) || !CHECK(errs && !*errs))
+		fprintf(stderr, "     trace-cmd %s %s %s: exit %d, stderr:\n%s\n", cmd,
+			opt ? opt : "", file, rc, errs ? errs : "(none)");
+	free(errs);
+	text = slurp(out, NULL);
+	return rc == 0 ? text : (free(text), NULL);
+}
+
+static char *trace_cmd(const char *opt, const char *file)
+{
+	return trace_cmd_run("report", opt, file);
+}
+
+/*
+ * The clock named in both places trace-cmd 3.1 looks: the TRACECLOCK
+ * option (an empty one made it parse stray memory: times came out raw now
+ * and then) and the text after the index.
+ */
+static void check_clock(const char *file, const char *want)
+{
+	char *opts = trace_cmd_run("dump", "--options", file);
+	char *clock = trace_cmd_run("dump", "--clock", file);
+	const char *o = opts ? strstr(opts, "Option TRACECLOCK") : NULL;
+
+	CHECK(o && strstr(o, want) == strchr(o, '\n') + 1);
+	CHECK(clock && strstr(clock, want));
+	free(opts);
+	free(clock);
+}
+
+static int parse_line(const char *l, struct line *e)
+{
+	const char *br = strstr(l, " [");
+	const char *dash;
+	unsigned long sec, usec;
+	char ev[32];
+	int n;
+
+	if (!br)
+		return 0;
+	for (dash = br; dash > l && *dash != '-'; dash--)
+		;
+	while (*l == ' ')
+		l++;
+	if (dash <= l || (size_t)(dash - l) >= sizeof(e->comm))
+		return 0;
+	memcpy(e->comm, l, (size_t)(dash - l));
+	e->comm[dash - l] = '\0';
+	e->pid = atoi(dash + 1);
+	if (sscanf(br, " [%d] %lu.%lu: %31[^:]:%n", &e->cpu, &sec, &usec, ev, &n) != 4)
+		return 0;
+	e->us = (uint64_t)sec * 1000000 + usec;
+	e->text = strcmp(ev, "rec_text") == 0;
+	if (e->text)
+		return sscanf(br + n, " n=%ld s=%31s", &e->a, e->s) == 2;
+	return strcmp(ev, "rec_pair") == 0 && sscanf(br + n, " a=%ld b=%ld", &e->a, &e->b) == 2;
+}
+
+/* Lines are cut out first: sscanf() would measure the whole rest each time. */
+static void parse_report(char *text)
+{
+	char *l, *nl;
+	long n;
+
+	for (l = text; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (!*l || sscanf(l, "cpus=%d", &rep.cpus) == 1)
+			continue;
+		if (strncmp(l, "CPU:", 4) == 0 && strstr(l, "EVENTS DROPPED]")) {
+			if (sscanf(strchr(l, '['), "[%ld EVENTS", &n) == 1)
+				rep.lost_marked += n;
+			else
+				rep.lost_unknown++;
+			continue;
+		}
+		if (strncmp(l, "CPU ", 4) == 0 && strstr(l, "is empty"))
+			continue;
+		if (rep.n < MAX_EVENTS && parse_line(l, &rep.v[rep.n]))
+			rep.n++;
+		else if (!rep.bad_lines++)
+			snprintf(rep.bad, sizeof(rep.bad), "%s", l);
+	}
+}
+
+static void parse_stat(char *text)
+{
+	char *l, *nl;
+	long v;
+
+	for (l = text; l && *l; l = nl ? nl + 1 : NULL) {
+		nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		if (strncmp(l, "CPU: ", 5) == 0)
+			rep.stat_cpus++;
+		else if (sscanf(l, "overrun: %ld", &v) == 1)
+			rep.overrun += v;
+		else if (sscanf(l, "dropped events: %ld", &v) == 1)
+			rep.dropped += v;
+		else if (sscanf(l, "read events: %ld", &v) == 1)
+			rep.read += v;
+	}
+}
+
+/* Read file with trace-cmd: report, --ts-check, --stat.  0 if unreadable. */
+static int read_file(const char *file)
+{
+	char *text;
+
+	free(rep.v);
+	memset(&rep, 0, sizeof(rep));
+	rep.v = calloc(MAX_EVENTS, sizeof(*rep.v));
+	text = trace_cmd(NULL, file);
+	if (!text)
+		return 0;
+	parse_report(text);
+	free(text);
+	text = trace_cmd("--ts-check", file);
+	free(text);
+	text = trace_cmd("--stat", file);
+	if (text)
+		parse_stat(text);
+	free(text);
+	if (!CHECK(rep.bad_lines == 0))
+		fprintf(stderr, "     %s: %d lines not understood, the first:\n%s\n",
+			file, rep.bad_lines, rep.bad);
+	return 1;
+}
+
+/* ---- the children --------------------------------------------------------- */
+
+static char path[128];
+static int info_fd = -1;
+static struct child_info info;
+
+static uint64_t clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(slim_clock_current() == SLIM_CLOCK_MONO_RAW ?
+		      CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void tell_parent(void)
+{
+	if (write(info_fd, &info, sizeof(info)) != sizeof(info))
+		_exit(99);
+}
+
+/* Fire n pairs (a, b = first..first+n-1) and for a = 0 every 64th a text. */
+static long fire(int a, long first, long n)
+{
+	long i, fired = 0;
+
+	for (i = 0; i < n; i++) {
+		trace_rec_pair(a, (int)(first + i));
+		fired++;
+		if (a == 0 && (first + i) % 64 == 0) {
+			trace_rec_text((int)(first + i), "hello");
+			fired++;
+		}
+	}
+	return fired;
+}
+
+static void child_setup(const char *kb, const char *overwrite, const char *clock)
+{
+	struct rlimit no_core = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &no_core);
+	prctl(PR_SET_NAME, "recchild");
+	info.ok = slim_ctl_write("set_event", "rectest:*") == 0;
+	if (kb)
+		info.ok &= slim_ctl_write("buffer_size_kb", kb) == 0;
+	if (overwrite)
+		info.ok &= slim_ctl_write("trace_options", overwrite) == 0;
+	if (clock)
+		info.ok &= slim_ctl_write("trace_clock", clock) == 0;
+}
+
+static void child_start(void)
+{
+	info.ok &= slim_record_start(path) == 0;
+	info.t0 = clock_ns();
+}
+
+static void *exit_thread(void *arg)
+{
+	(void)arg;
+	info.fired += fire(0, 0, 3000);
+	info.t1 = clock_ns();
+	tell_parent();
+	exit(0);
+}
+
+static pthread_barrier_t both;
+
+/* Both threads hold a buffer at once, so they get one each. */
+static void *worker(void *arg)
+{
+	char name[16];
+	int id = (int)(long)arg;
+
+	snprintf(name, sizeof(name), "recw%d", id);
+	prctl(PR_SET_NAME, name);
+	fire(id, 0, 1);
+	pthread_barrier_wait(&both);
+	fire(id, 1, 19999);
+	return NULL;
+}
+
+static void two_threads(void)
+{
+	pthread_t th[2];
+	long i;
+
+	pthread_barrier_init(&both, NULL, 2);
+	for (i = 0; i < 2; i++)
+		pthread_create(&th[i], NULL, worker, (void *)(i + 1));
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	info.fired = 40000;
+}
+
+/* A write the kernel refuses: a real fault, whatever the sanitizers do. */
+static void segfault(void)
+{
+	volatile int *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	*p = 1;
+}
+
+enum scenario {
+	SC_STOP, SC_EXIT_THREAD, SC_SEGV, SC_ABRT, SC_KILL, SC_THREADS,
+	SC_OVERWRITE, SC_DROP, SC_EMPTY, SC_MONO_RAW,
+};
+
+static void run_child(enum scenario sc)
+{
+	pthread_t th;
+
+	switch (sc) {
+	case SC_OVERWRITE:
+	case SC_DROP:
+		child_setup("8", sc == SC_DROP ? "nooverwrite" : "overwrite", NULL);
+		/* Before recording: the 2-page buffers must lose most of these. */
+		info.t0 = clock_ns();
+		info.fired += fire(0, 0, 20000);
+		info.ok &= slim_record_start(path) == 0;
+		info.fired += fire(0, 20000, 200000);
+		break;
+	case SC_MONO_RAW:
+		child_setup(NULL, NULL, "mono_raw");
+		child_start();
+		info.fired += fire(0, 0, 3000);
+		break;
+	case SC_SEGV:
+		/*
+		 * Sanitizers install a SIGSEGV handler of their own, and the
+		 * library leaves a program's handlers alone: give it the
+		 * default a plain program has.
+		 */
+		signal(SIGSEGV, SIG_DFL);
+		child_setup(NULL, NULL, NULL);
+		child_start();
+		info.fired += fire(0, 0, 5000);
+		info.t1 = clock_ns();
+		tell_parent();
+		segfault();
+		break;
+	default:
+		child_setup(NULL, NULL, NULL);
+		child_start();
+		break;
+	}
+	switch (sc) {
+	case SC_EXIT_THREAD:
+		pthread_create(&th, NULL, exit_thread, NULL);
+		pthread_join(th, NULL);
+		break;
+	case SC_ABRT:
+		info.fired += fire(0, 0, 5000);
+		info.t1 = clock_ns();
+		tell_parent();
+		abort();
+	case SC_KILL:
+		info.fired += fire(0, 0, 3000);
+		info.ok &= slim_record_sync() == 0;
+		info.t1 = clock_ns();
+		tell_parent();
+		info.fired += fire(0, 3000, 5000);
+		raise(SIGKILL);
+		break;
+	case SC_THREADS:
+		two_threads();
+		break;
+	case SC_STOP:
+		info.fired += fire(0, 0, 5000);
+		break;
+	default:
+		break;
+	}
+	info.t1 = clock_ns();
+	info.ok &= slim_record_stop() == 0;
+	info.ok &= slim_record_stop() == -ENOENT;
+	tell_parent();
+	exit(0);
+}
+
+/* Run scenario sc in a child; its wait status, *ci what it said. */
+static int spawn(enum scenario sc, struct child_info *ci)
+{
+	int fds[2], status = 0;
+	pid_t pid;
+
+	memset(ci, 0, sizeof(*ci));
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		info_fd = fds[1];
+		run_child(sc);
+	}
+	close(fds[1]);
+	if (read(fds[0], ci, sizeof(*ci)) != sizeof(*ci))
+		ci->ok = -1;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	return status;
+}
+
+/* ---- checks on what trace-cmd read ---------------------------------------- */
+
+/* Each writer's events in firing order, none twice, times in range. */
+static void check_events(const struct child_info *ci, int writers, int may_lose)
+{
+	long next[3] = { 0, 0, 0 };
+	uint64_t last_us = 0;
+	int i, order = -1, range = -1, values = -1, names = -1;
+
+	for (i = 0; i < rep.n; i++) {
+		struct line *e = &rep.v[i];
+		int w = e->text ? 0 : (int)e->a;
+
+		/* The saved cmdlines: one thread, the name it gave itself. */
+		if (writers == 1 && strcmp(e->comm, "recchild") && names < 0)
+			names = i;
+		if (e->us < last_us && order < 0)
+			order = i;
+		last_us = e->us;
+		/* trace-cmd prints whole microseconds: allow for the rounding. */
+		if ((e->us + 2 < ci->t0 / 1000 || e->us > ci->t1 / 1000 + 2) && range < 0)
+			range = i;
+		if (e->text) {
+			if ((strcmp(e->s, "hello") || e->a % 64) && values < 0)
+				values = i;
+			continue;
+		}
+		if (w < 0 || w > 2 || (w == 0 && writers > 1)) {
+			if (values < 0)
+				values = i;
+			continue;
+		}
+		if ((e->b < next[w] || (!may_lose && e->b != next[w])) && order < 0)
+			order = i;
+		next[w] = e->b + 1;
+	}
+	if (!CHECK(order < 0))
+		fprintf(stderr, "     out of order at event %d: a=%ld b=%ld us=%llu\n", order,
+			rep.v[order].a, rep.v[order].b, (unsigned long long)rep.v[order].us);
+	if (!CHECK(values < 0))
+		fprintf(stderr, "     wrong values at event %d\n", values);
+	if (!CHECK(names < 0))
+		fprintf(stderr, "     event %d by %s-%d\n", names, rep.v[names].comm,
+			rep.v[names].pid);
+	if (!CHECK(range < 0))
+		fprintf(stderr, "     event %d at %llu us, outside [%llu, %llu] us\n", range,
+			(unsigned long long)rep.v[range].us,
+			(unsigned long long)ci->t0 / 1000, (unsigned long long)ci->t1 / 1000);
+}
+
+static void check_no_leftovers(void)
+{
+	char name[200];
+	struct stat st;
+
+	snprintf(name, sizeof(name), "%s.cpu0", path);
+	CHECK(stat(name, &st) != 0);
+	snprintf(name, sizeof(name), "%s.part", path);
+	CHECK(stat(name, &st) != 0);
+}
+
+static void check_exact(const struct child_info *ci)
+{
+	CHECK_EQ_INT(rep.n, rep.read);
+	if (!CHECK(rep.n + rep.overrun + rep.dropped == ci->fired))
+		fprintf(stderr, "     recorded %d + overrun %ld + dropped %ld != fired %ld\n",
+			rep.n, rep.overrun, rep.dropped, ci->fired);
+}
+
+static void scenario(const char *name, enum scenario sc, int want_sig)
+{
+	struct child_info ci;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
+	st = spawn(sc, &ci);
+	if (want_sig) {
+		if (!CHECK(WIFSIGNALED(st) && WTERMSIG(st) == want_sig))
+			fprintf(stderr, "     %s: wait status %#x\n", name, st);
+	} else if (!CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0)) {
+		fprintf(stderr, "     %s: wait status %#x\n", name, st);
+	}
+	if (!CHECK(ci.ok == 1))
+		fprintf(stderr, "     %s: the child's calls failed\n", name);
+	if (sc == SC_KILL)
+		return;
+	if (!read_file(path))
+		return;
+	check_no_leftovers();
+	check_events(&ci, sc == SC_THREADS ? 2 : 1, sc == SC_OVERWRITE || sc == SC_DROP);
+	check_exact(&ci);
+}
+
+/* ---- the scenarios ------------------------------------------------------- */
+
+static void test_exits(void)
+{
+	scenario("stop", SC_STOP, 0);
+	CHECK_EQ_INT(rep.n, 5000 + 5000 / 64 + 1);
+	check_clock(path, "[mono]");
+	CHECK_EQ_INT(rep.cpus, 1);
+	CHECK_EQ_INT(rep.lost_marked + rep.overrun + rep.dropped, 0);
+	CHECK(rep.n && strcmp(rep.v[0].comm, "recchild") == 0);
+
+	scenario("exit_thread", SC_EXIT_THREAD, 0);
+	CHECK_EQ_INT(rep.n, 3000 + 3000 / 64 + 1);
+
+	scenario("segv", SC_SEGV, SIGSEGV);
+	CHECK_EQ_INT(rep.n, 5000 + 5000 / 64 + 1);
+
+	scenario("abrt", SC_ABRT, SIGABRT);
+	CHECK_EQ_INT(rep.n, 5000 + 5000 / 64 + 1);
+
+	scenario("mono_raw", SC_MONO_RAW, 0);
+	CHECK_EQ_INT(rep.n, 3000 + 3000 / 64 + 1);
+	check_clock(path, "[mono_raw]");
+
+	scenario("empty", SC_EMPTY, 0);
+	CHECK_EQ_INT(rep.n, 0);
+}
+
+/* main() returning, with the file named by SLIMTRACE_OUTPUT: a new program. */
+static int child_main(void)
+{
+	int ret;
+
+	child_setup(NULL, NULL, NULL);
+	ret = slim_record_env_start();
+	/* The library may already have started it at start-up. */
+	info.ok &= ret == 0 || ret == -EBUSY;
+	info.t0 = clock_ns();
+	info.fired += fire(0, 0, 4000);
+	info.t1 = clock_ns();
+	tell_parent();
+	return 0;
+}
+
+static void test_return_from_main(void)
+{
+	struct child_info ci = { 0 };
+	char fd_arg[16];
+	int fds[2], st;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/main.dat", dir);
+	if (!CHECK(pipe(fds) == 0))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
+		setenv("SLIMTRACE_OUTPUT", path, 1);
+		execl(self, self, "child-main", fd_arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &ci, sizeof(ci)) == sizeof(ci));
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EQ_INT(ci.ok, 1);
+	if (!read_file(path))
+		return;
+	check_no_leftovers();
+	check_events(&ci, 1, 0);
+	check_exact(&ci);
+	CHECK_EQ_INT(rep.n, 4000 + 4000 / 64 + 1);
+}
+
+static void test_kill(void)
+{
+	struct child_info ci;
+	char name[200];
+	struct stat st;
+	int i, first = 1;
+
+	scenario("kill", SC_KILL, SIGKILL);
+	/* Before recovery: a valid trace without events. */
+	if (read_file(path))
+		CHECK_EQ_INT(rep.n, 0);
+	snprintf(name, sizeof(name), "%s.cpu0", path);
+	CHECK(stat(name, &st) == 0 && st.st_size > 0);
+	CHECK_EQ_INT(slim_record_recover(path), 0);
+	check_no_leftovers();
+	CHECK_EQ_INT(slim_record_recover(path), -ENOENT);
+	if (!read_file(path))
+		return;
+	/* Everything fired before the sync is there, the rest maybe. */
+	memset(&ci, 0, sizeof(ci));
+	ci.t1 = UINT64_MAX - 10000;
+	check_events(&ci, 1, 0);
+	for (i = 0; i < rep.n; i++) {
+		if (!rep.v[i].text && rep.v[i].b == 2999)
+			first = 0;
+	}
+	CHECK(!first);
+	CHECK(rep.n >= 3000 + 3000 / 64 + 1);
+	CHECK_EQ_INT(rep.lost_marked, 0);
+}
+
+static void test_threads(void)
+{
+	int i, cpu_of[3] = { -1, -1, -1 }, same = 1, names = 1;
+
+	scenario("threads", SC_THREADS, 0);
+	CHECK_EQ_INT(rep.n, 40000);
+	CHECK_EQ_INT(rep.cpus, 2);
+	for (i = 0; i < rep.n; i++) {
+		struct line *e = &rep.v[i];
+		char want[16];
+
+		if (e->a < 1 || e->a > 2)
+			continue;
+		if (cpu_of[e->a] < 0)
+			cpu_of[e->a] = e->cpu;
+		same &= cpu_of[e->a] == e->cpu;
+		snprintf(want, sizeof(want), "recw%ld", e->a);
+		names &= strcmp(e->comm, want) == 0;
+	}
+	CHECK(same);
+	CHECK(names);
+	CHECK(cpu_of[1] != cpu_of[2]);
+}
+
+static void test_lost(void)
+{
+	scenario("overwrite", SC_OVERWRITE, 0);
+	/* The events fired before recording overwrote each other. */
+	CHECK(rep.overrun > 0);
+	CHECK_EQ_INT(rep.lost_unknown, 0);
+	CHECK(rep.lost_marked >= rep.overrun);
+	CHECK(rep.lost_marked <= rep.overrun + rep.dropped);
+
+	scenario("drop", SC_DROP, 0);
+	/* ...or were refused. */
+	CHECK_EQ_INT(rep.overrun, 0);
+	CHECK(rep.dropped > 0);
+	CHECK_EQ_INT(rep.lost_unknown, 0);
+	CHECK(rep.lost_marked <= rep.dropped);
+}
+
+/* ---- in this process ------------------------------------------------------ */
+
+static void test_api_errors(void)
+{
+	char bad[200];
+	int fd;
+
+	CHECK_EQ_INT(slim_record_start(""), -EINVAL);
+	CHECK_EQ_INT(slim_record_start(NULL), -EINVAL);
+	CHECK_EQ_INT(slim_record_start("/nonexistent-dir/x.dat"), -ENOENT);
+	CHECK_EQ_INT(slim_record_stop(), -ENOENT);
+	CHECK_EQ_INT(slim_record_sync(), -ENOENT);
+	snprintf(bad, sizeof(bad), "%s/garbage.dat", dir);
+	fd = open(bad, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(write(fd, "not a trace file at all", 23) == 23);
+	close(fd);
+	fprintf(stderr, "(an error message about garbage.dat is expected)\n");
+	CHECK_EQ_INT(slim_record_recover(bad), -EINVAL);
+	snprintf(bad, sizeof(bad), "%s/none.dat", dir);
+	CHECK_EQ_INT(slim_record_recover(bad), -ENOENT);
+}
+
+static void test_headers(void)
+{
+	char *hp = slim_ctl_read("events/header_page");
+	char *he = slim_ctl_read("events/header_event");
+
+	CHECK_EQ_STR(slim_record_header_page(), hp);
+	CHECK_EQ_STR(slim_record_header_event(), he);
+	free(hp);
+	free(he);
+}
+
+/* The recorder's cached conversion gives what the clock's own one gives. */
+static void test_conversion(void)
+{
+	static struct slim_clock_calib tab[SLIM_CLOCK_CALIB_MAX];
+	struct slim_record_conv cv = { tab, 0, 0 };
+	uint64_t raw, lo, hi, x = 88172645463325252ull;
+	int i, same = 1;
+
+	cv.n = slim_clock_calib_snapshot(tab, SLIM_CLOCK_CALIB_MAX);
+	if (!cv.n)
+		return;		/* no calibrated counter here */
+	lo = tab[0].tsc_base - 1000000;
+	hi = tab[cv.n - 1].tsc_base + 100000000;
+	for (i = 0; i < 20000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* Mostly rising, as in a page, sometimes anywhere. */
+		raw = i % 7 ? lo + (hi - lo) / 20000 * (uint64_t)i : lo + x % (hi - lo);
+		same &= slim_record_conv_ns(&cv, raw) == slim_clock_calib_to_ns(tab, cv.n, raw);
+	}
+	CHECK(same);
+}
+
+static int make_dir(void)
+{
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return 0;
+	self[n] = '\0';
+	snprintf(dir, sizeof(dir), "/tmp/slimrec.XXXXXX");
+	return mkdtemp(dir) != NULL;
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "child-main") == 0) {
+		info_fd = atoi(argv[2]);
+		return child_main();
+	}
+	if (!CHECK(make_dir()))
+		return check_done("record");
+	setvbuf(stdout, NULL, _IONBF, 0);
+	test_headers();
+	test_conversion();
+	test_api_errors();
+	test_exits();
+	test_return_from_main();
+	test_kill();
+	test_threads();
+	test_lost();
+	free(rep.v);
+	if (!check_failed)
+		remove_dir();
+	else
+		fprintf(stderr, "files kept in %s\n", dir);
+	return check_done("record");
+}
