@@ -71,7 +71,7 @@ static uint64_t max_gap_ns = CAL_MAX_GAP_NS;
 /* ---- arithmetic -------------------------------------------------------- */
 
 /* (d * mult) >> shift without a 128-bit type; exact for shift <= 32. */
-static uint64_t mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
+uint64_t slim_clock_mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
 {
 	uint64_t lo = (d & 0xffffffffu) * mult;
 	uint64_t hi = (d >> 32) * mult;
@@ -79,13 +79,13 @@ static uint64_t mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
 	return (hi << (32 - shift)) + (lo >> shift);
 }
 
-static uint64_t seg_eval(const struct slim_clock_calib *c, uint64_t raw)
+uint64_t slim_clock_seg_ns(const struct slim_clock_calib *c, uint64_t raw)
 {
 	uint64_t back;
 
 	if (raw >= c->tsc_base)
-		return c->ns_base + mul_shift(raw - c->tsc_base, c->mult, c->shift);
-	back = mul_shift(c->tsc_base - raw, c->mult, c->shift);
+		return c->ns_base + slim_clock_mul_shift(raw - c->tsc_base, c->mult, c->shift);
+	back = slim_clock_mul_shift(c->tsc_base - raw, c->mult, c->shift);
 	return back < c->ns_base ? c->ns_base - back : 0;
 }
 
@@ -114,7 +114,7 @@ static void interpolate(struct slim_clock_calib *a,
 	uint64_t dns = b->ns_base - a->ns_base;
 
 	slope(dc, dns, &a->mult, &a->shift);
-	while (a->mult && mul_shift(dc, a->mult, a->shift) > dns)
+	while (a->mult && slim_clock_mul_shift(dc, a->mult, a->shift) > dns)
 		a->mult--;
 }
 
@@ -140,7 +140,7 @@ uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
 {
 	if (!tab || !n)
 		return raw;
-	return seg_eval(&tab[tab_find(tab, n, raw)], raw);
+	return slim_clock_seg_ns(&tab[tab_find(tab, n, raw)], raw);
 }
 
 /* ---- the counter ------------------------------------------------------- */
@@ -422,7 +422,7 @@ static uint64_t cal_to_ns(uint64_t raw)
 		if (atomic_load_explicit(&cal.seq, memory_order_relaxed) == s)
 			break;
 	}
-	return seg_eval(&seg, raw);
+	return slim_clock_seg_ns(&seg, raw);
 }
 
 size_t slim_clock_calib_snapshot(struct slim_clock_calib *tab, size_t max)

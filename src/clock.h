@@ -89,6 +89,10 @@ int slim_clock_recalibrate(void);
  */
 size_t slim_clock_calib_snapshot(struct slim_clock_calib *tab, size_t max);
 
+/* One calibration point's conversion, and the arithmetic under it. */
+uint64_t slim_clock_seg_ns(const struct slim_clock_calib *c, uint64_t raw);
+uint64_t slim_clock_mul_shift(uint64_t d, uint32_t mult, uint32_t shift);
+
 /* Convert with a table such as a snapshot (entries ordered by tsc_base). */
 uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
 				uint64_t raw);

@@ -272,25 +272,6 @@ static const char *cpu_file(struct rec *r, int cpu)
 
 /* ---- cycles to ns --------------------------------------------------------- */
 
-/* (d * mult) >> shift without a 128-bit type, as src/clock.c computes it. */
-static uint64_t mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
-{
-	uint64_t lo = (d & 0xffffffffu) * mult;
-	uint64_t hi = (d >> 32) * mult;
-
-	return (hi << (32 - shift)) + (lo >> shift);
-}
-
-static uint64_t seg_eval(const struct slim_clock_calib *c, uint64_t raw)
-{
-	uint64_t back;
-
-	if (raw >= c->tsc_base)
-		return c->ns_base + mul_shift(raw - c->tsc_base, c->mult, c->shift);
-	back = mul_shift(c->tsc_base - raw, c->mult, c->shift);
-	return back < c->ns_base ? c->ns_base - back : 0;
-}
-
 /* Stamps went back (a new page) or past the segment: find theirs. */
 static uint64_t conv_search(struct slim_record_conv *cv, uint64_t raw)
 {
@@ -308,7 +289,7 @@ static uint64_t conv_search(struct slim_record_conv *cv, uint64_t raw)
 			hi = mid;
 	}
 	cv->i = lo;
-	return seg_eval(&tab[lo], raw);
+	return slim_clock_seg_ns(&tab[lo], raw);
 }
 
 static inline uint64_t conv_ns(struct slim_record_conv *cv, uint64_t raw)
@@ -317,7 +298,7 @@ static inline uint64_t conv_ns(struct slim_record_conv *cv, uint64_t raw)
 
 	if (cv->i < cv->n && raw >= c->tsc_base &&
 	    (cv->i + 1 == cv->n || raw < c[1].tsc_base))
-		return c->ns_base + mul_shift(raw - c->tsc_base, c->mult, c->shift);
+		return c->ns_base + slim_clock_mul_shift(raw - c->tsc_base, c->mult, c->shift);
 	return cv->n ? conv_search(cv, raw) : raw;
 }
 
