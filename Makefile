@@ -1,6 +1,7 @@
 # slimtrace — GNU make, no configure step.
 #
 #   make              library (static + shared), examples, tests, CLI
+#   make deps         install the Debian packages the CLI and tests use
 #   make demo         build and run the demo program
 #   make check        every test, plain + ASan/UBSan + TSan builds
 #   make check-plain | check-asan | check-tsan   one build's tests
@@ -35,7 +36,7 @@ SHARED := $(B)/libslimtrace.so.$(SOVER)
 
 ALL_CFLAGS = $(CFLAGS) $(SAN_FLAGS)
 
-.PHONY: all lib tests examples demo check check-plain check-asan check-tsan check-clang clean install bench footprint fuzz
+.PHONY: all lib tests examples demo deps check check-plain check-asan check-tsan check-clang clean install bench footprint fuzz
 all: lib tests examples tools
 
 lib: $(STATIC) $(SHARED)
@@ -83,6 +84,17 @@ check-tsan:
 	@$(MAKE) --no-print-directory B=build/tsan WARN="$(WARN) -Werror" OPT="-O1 -g" SAN_FLAGS="-fsanitize=thread" tests
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 		tests/run.sh tsan $(TESTS:$(B)/%=build/tsan/%)
+
+# Debian packages the CLI, the demo and the tests use: installed only
+# when missing (apt-get, as root or through sudo).
+DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
+	trace-cmd pkg-config python3
+SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
+deps:
+	@dpkg -s $(DEPS) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q \
+			--no-install-recommends $(DEPS); }
 
 # The whole suite: every build, one closing line with the totals.
 check:
