@@ -1,7 +1,8 @@
 # make bench: what recording an event costs in slimtrace, side by side
 # with LTTng-UST 2.13 measured in the same run (docs/benchmarks.md).
 #
-#   make bench                  ~2-3 min: medians, ratios, PASS/MISS table
+#   make bench                  ~5 min: medians, ratios, PASS/MISS tables
+#                               (in memory, then to a file: make bench-file)
 #   make bench BENCH_QUICK=1    ~30 s, fewer events and runs
 #   make bench-profile          instructions per event, by part (valgrind)
 #
@@ -40,9 +41,11 @@ $(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter.c src/fields.c $(HDRS
 .PHONY: bench-build bench-profile
 bench-build: $(RECORD_BENCH) $(BENCH_PARTS)
 
+# Then recording to a file and reading it back (bench/file_bench.mk).
 bench: bench-build
 	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
 		$(if $(BENCH_QUICK),--quick)
+	@$(MAKE) --no-print-directory bench-file
 
 bench-profile: $(RECORD_BENCH)
 	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) --profile

@@ -1,0 +1,218 @@
+#!/bin/sh
+# Recording to a trace.dat file: the body of `make bench-file`.
+#
+# Usage: bench/file_bench.sh FILE_BENCH SLIMTRACE_CLI [OUTDIR]
+# Environment:
+#   FILE_BENCH_SECONDS       seconds per recording run (10; BENCH_QUICK=1: 3)
+#   FILE_BENCH_RUNS          paced and report runs, median printed (3; quick: 1)
+#   FILE_BENCH_FAST_RUNS     unpaced runs per line (1): each writes GBs
+#   FILE_BENCH_RATE          paced line, events/s for both threads (10000000)
+#   FILE_BENCH_REPORT_EVENTS events in the file the readers read (3000000)
+#   BENCH_QUICK              set: short runs, one of each
+#
+# 1. Two threads fire bench_2int (int a; long b) for SECONDS into a file,
+#    unpaced with default and with 4096 KiB buffers, then paced to RATE;
+#    events written per second and lost are read from the file
+#    (`slimtrace stat`), checked against fired = recorded + lost.
+# 2. `slimtrace report` and `trace-cmd report` read the same file.
+# 3. Bytes per event of trace.dat, and of LTTng-UST's CTF (bench/lttng/
+#    run.sh, "big" channel; its trace_bytes_per_event).
+# Ratios pair numbers from the same run; nothing here judges a time
+# except the target line, which says PASS or MISS.
+
+set -u
+
+bin=${1:?usage: file_bench.sh FILE_BENCH SLIMTRACE_CLI [OUTDIR]}
+cli=${2:?usage: file_bench.sh FILE_BENCH SLIMTRACE_CLI [OUTDIR]}
+out=${3:-build/bench}
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [ -n "${BENCH_QUICK:-}" ]; then
+	secs=${FILE_BENCH_SECONDS:-3}
+	runs=${FILE_BENCH_RUNS:-1}
+	fast_runs=${FILE_BENCH_FAST_RUNS:-1}
+	rep_events=${FILE_BENCH_REPORT_EVENTS:-1000000}
+	lt_events=100000
+else
+	secs=${FILE_BENCH_SECONDS:-10}
+	runs=${FILE_BENCH_RUNS:-3}
+	# An unpaced run writes ~7 GB here and takes 3x its time to finish.
+	fast_runs=${FILE_BENCH_FAST_RUNS:-1}
+	rep_events=${FILE_BENCH_REPORT_EVENTS:-3000000}
+	lt_events=200000
+fi
+rate=${FILE_BENCH_RATE:-10000000}
+target=10000000
+
+mkdir -p "$out/file_bench.d" || exit 1
+work=$out/file_bench.d
+results=$out/file_results.txt
+: > "$results"
+trap 'rm -f "$work"/*.dat "$work"/*.dat.cpu* "$work"/table.txt' EXIT
+trap 'exit 130' INT TERM HUP
+
+result() { echo "$*"; echo "$*" >> "$results"; }
+# A run that could not be measured, or whose file disagrees with what was
+# fired: reported, and the exit status says so.
+errors=0
+error() { result "file ERROR: $*"; errors=1; }
+
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 }
+	END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2];
+	      else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# "recorded lost" from slimtrace stat's events line.
+stat_counts() {
+	"$cli" stat "$1" 2>&1 | awk '$1 == "events:" { print $2, $4; found = 1 }
+		END { if (!found) print "- -" }'
+}
+
+# One recording: LABEL then file_bench options.  Appends one value to each
+# of the lists rate_L, lost_L, stop_L, bpe_L.
+record_run() {
+	label=$1; shift
+	f=$work/$label.dat
+	rm -f "$f"
+	line=$("$bin" "$@" "$f") || { error "file_bench $* failed"; return 1; }
+	fired=$(echo "$line" | sed -n 's/.*fired=\([0-9]*\).*/\1/p')
+	sec=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\) .*/\1/p')
+	stop=$(echo "$line" | sed -n 's/.*stop_seconds=\([0-9.]*\).*/\1/p')
+	# shellcheck disable=SC2046 # two words on purpose
+	set -- $(stat_counts "$f")
+	rec=$1 lost=$2
+	size=$(stat -c %s "$f")
+	if [ "$rec" = - ] || [ $((rec + lost)) -ne "$fired" ]; then
+		error "$label: fired $fired but the file says recorded $rec lost $lost"
+	fi
+	result "$(awk -v l="$label" -v f="$fired" -v r="$rec" -v lo="$lost" \
+		-v s="$sec" -v st="$stop" -v b="$size" 'BEGIN {
+		printf "file run %s fired=%.0f recorded=%.0f lost=%.0f seconds=%s", l, f, r, lo, s
+		printf " stop_seconds=%s mev_written_per_s=%.3f mev_fired_per_s=%.3f", st, r / s / 1e6, f / s / 1e6
+		printf " lost_pct=%.3f bytes=%.0f bytes_per_event=%.2f\n", 100 * lo / f, b, b / r }')"
+	eval "rate_$label=\"\${rate_$label:-} $(awk -v r="$rec" -v s="$sec" 'BEGIN { printf "%.3f", r / s / 1e6 }')\""
+	eval "lost_$label=\"\${lost_$label:-} $lost\""
+	eval "bpe_$label=\"\${bpe_$label:-} $(awk -v b="$size" -v r="$rec" 'BEGIN { printf "%.2f", b / r }')\""
+	rm -f "$f"
+}
+
+# --- 1. sustained recording --------------------------------------------------
+echo "file: ${secs} s per run, 2 threads, bench_2int; unpaced lines $fast_runs run(s), paced $runs"
+i=0
+while [ $i -lt "$runs" ]; do
+	if [ $i -lt "$fast_runs" ]; then
+		record_run default -s "$secs"
+		record_run big -k 4096 -s "$secs"
+	fi
+	record_run paced -k 4096 -s "$secs" -r "$rate"
+	i=$((i + 1))
+done
+
+# PASS: at least TARGET events/s written, in every run none lost.  The
+# paced line's threads fire RATE at most, so it passes at 99 % of it.
+# shellcheck disable=SC2154 # r, lo, lmax, b, n are set by eval
+summary() {
+	label=$1 what=$2 want=$3
+	eval "r=\$(echo \${rate_$label:-} | median)"
+	eval "lo=\$(echo \${lost_$label:-} | median)"
+	eval "lmax=\$(echo \${lost_$label:-} | tr ' ' '\n' | grep . | sort -g | tail -1)"
+	eval "b=\$(echo \${bpe_$label:-} | median)"
+	verdict=$(awk -v r="$r" -v lo="${lmax:--}" -v t="$want" 'BEGIN {
+		print (r != "-" && r * 1e6 >= t && lo == 0) ? "PASS" : "MISS" }')
+	eval "n=\$(echo \${rate_$label:-} | wc -w)"
+	result "file $label $what seconds=$secs runs=$n mev_written_per_s=$r" \
+		"lost_median=$lo lost_max=${lmax:--} bytes_per_event=$b" \
+		"target=${verdict}"
+}
+summary default "buffers=default" "$target"
+summary big "buffer_size_kb=4096" "$target"
+summary paced "buffer_size_kb=4096 paced_mev_per_s=$(awk -v r="$rate" 'BEGIN { print r / 1e6 }')" \
+	"$(awk -v r="$rate" 'BEGIN { print r * 0.99 }')"
+
+# --- 2. report speed ---------------------------------------------------------
+rf=$work/report.dat
+rm -f "$rf"
+# Paced below what the consumer drains, so the file holds them all.
+"$bin" -k 4096 -n "$rep_events" -r 4000000 "$rf" >/dev/null ||
+	error "cannot write $rf"
+# shellcheck disable=SC2046 # two words on purpose
+set -- $(stat_counts "$rf")
+rep_rec=$1
+rep_size=$(stat -c %s "$rf" 2>/dev/null || echo 0)
+
+time_cmd() {
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 || { echo fail; return; }
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }'
+}
+
+if command -v trace-cmd >/dev/null; then tc=yes; else tc=; fi
+slim_t='' tc_t='' i=0
+while [ $i -lt "$runs" ]; do
+	slim_t="$slim_t $(time_cmd "$cli" report "$rf")"
+	[ -n "$tc" ] && tc_t="$tc_t $(time_cmd trace-cmd report -i "$rf")"
+	i=$((i + 1))
+done
+case "$slim_t $tc_t" in *fail*)
+	error "a report of $rf failed (times: slimtrace$slim_t trace-cmd$tc_t)";;
+esac
+st=$(echo "$slim_t" | median)
+tt=$(echo "$tc_t" | median)
+result "$(awk -v n="$rep_rec" -v b="$rep_size" -v s="$st" -v t="${tt:--}" -v r="$runs" 'BEGIN {
+	printf "file report events=%.0f bytes=%.0f runs=%d slimtrace_s=%s slimtrace_mev_per_s=%.3f", n, b, r, s, n / s / 1e6
+	if (t == "-" || t == "")
+		printf " trace_cmd=SKIP\n"
+	else
+		printf " trace_cmd_s=%s trace_cmd_mev_per_s=%.3f speed_ratio_slim_over_trace_cmd=%.2f\n", t, n / t / 1e6, t / s }')"
+rm -f "$rf"
+
+# --- 3. bytes per event beside LTTng-UST ---------------------------------------
+lt_out=$out/file_bench_lttng
+lt=$(LTTNG_BENCH_CHANNELS=big LTTNG_BENCH_EVENTS=$lt_events LTTNG_BENCH_RUNS=1 \
+	sh "$here/lttng/run.sh" "$lt_out" 2>&1 |
+	awk '$1 == "lttng" && $2 == "2int" && $3 == "1thr" && /chan=big/')
+lt_bpe=$(echo "$lt" | sed -n 's/.*trace_bytes_per_event=\([0-9.]*\).*/\1/p')
+# shellcheck disable=SC2154 # set by eval
+slim_bpe=$(echo "${bpe_paced:-}" | median)
+if [ -z "$lt_bpe" ]; then
+	result "file size slimtrace_bytes_per_event=$slim_bpe lttng=SKIP (run.sh: ${lt:-no 2int line})"
+else
+	result "$(awk -v s="$slim_bpe" -v l="$lt_bpe" 'BEGIN {
+		printf "file size slimtrace_bytes_per_event=%s lttng_ctf_bytes_per_event=%s", s, l
+		printf " ratio_slim_over_lttng=%.2f\n", s / l }')"
+fi
+
+# --- the table -----------------------------------------------------------
+echo
+awk -v target="$target" '
+function val(k,   i) {
+	for (i = 1; i <= NF; i++)
+		if (index($i, k "=") == 1) return substr($i, length(k) + 2)
+	return "-"
+}
+$2 == "default" || $2 == "big" || $2 == "paced" {
+	name = "2 threads, default buffers"
+	if ($2 == "big")
+		name = "2 threads, 4096 KiB buffers"
+	if ($2 == "paced")
+		name = "2 threads paced to " val("paced_mev_per_s") " M/s, 4096 KiB"
+	printf "%-36s %8s Mev/s written, lost median %s max %s: %s\n", name,
+		val("mev_written_per_s"), val("lost_median"), val("lost_max"),
+		val("target")
+}
+$2 == "report" {
+	printf "report of %s events: slimtrace %s Mev/s, trace-cmd %s Mev/s, slimtrace %sx as fast\n",
+		val("events"), val("slimtrace_mev_per_s"), val("trace_cmd_mev_per_s"),
+		val("speed_ratio_slim_over_trace_cmd")
+}
+$2 == "size" {
+	printf "bytes/event: trace.dat %s, LTTng CTF %s, ratio %s\n",
+		val("slimtrace_bytes_per_event"), val("lttng_ctf_bytes_per_event"),
+		val("ratio_slim_over_lttng")
+}
+END {
+	printf "target: >= %d M events/s written for the whole run, 0 lost (PASS/MISS above)\n", target / 1e6
+}' "$results" > "$work/table.txt"
+cat "$work/table.txt"
+cat "$work/table.txt" >> "$results"
+exit $errors
