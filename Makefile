@@ -7,7 +7,7 @@
 #   make check-plain | check-asan | check-tsan   one build's tests
 #   make bench        performance, side by side with LTTng-UST
 #   make footprint    bytes per event, side by side with LTTng-UST
-#   make install PREFIX=DIR
+#   make install PREFIX=DIR   headers, libraries, pkg-config file, CLI, man pages
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -103,8 +103,11 @@ check:
 clean:
 	rm -rf build
 
-install: lib
-	install -d $(DESTDIR)$(PREFIX)/include/slimtrace $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install: lib tools
+	install -d $(DESTDIR)$(PREFIX)/include/slimtrace $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(B)/tools/slimtrace $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 docs/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	cp -r include/slimtrace/. $(DESTDIR)$(PREFIX)/include/slimtrace/
 	install -m 644 $(STATIC) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * make install PREFIX=DIR: headers, libraries and a pkg-config file that
- * a program outside the tree builds and links against.
+ * a program outside the tree builds and links against; the slimtrace
+ * command and its man pages.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -32,7 +33,10 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "test -f %s/include/slimtrace/tracepoint.h && "
 		 "test -f %s/include/slimtrace/compat/linux/tracepoint.h && "
 		 "test -f %s/lib/libslimtrace.a && test -e %s/lib/libslimtrace.so.0 && "
-		 "test -f %s/lib/pkgconfig/slimtrace.pc", dir, dir, dir, dir, dir);
+		 "test -f %s/lib/pkgconfig/slimtrace.pc && "
+		 "test -f %s/share/man/man1/slimtrace-report.1 && "
+		 "%s/bin/slimtrace --help | grep -q report",
+		 dir, dir, dir, dir, dir, dir, dir);
 	CHECK_EQ_INT(sh(cmd), 0);
 	/* The demo, built against the installed files only. */
 	snprintf(cmd, sizeof(cmd),
