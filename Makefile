@@ -19,17 +19,17 @@ CSTD     := -std=gnu11
 OPT      ?= -O2 -g
 CPPFLAGS += -Iinclude -D_GNU_SOURCE
 CFLAGS   += $(CSTD) $(OPT) $(WARN)
-LIB_CFLAGS := -fPIC -fvisibility=hidden
+LIB_CFLAGS := -fPIC -fvisibility=hidden -Isrc
 LDLIBS   += -lpthread -ldl
 
 B ?= build/plain
 SAN_FLAGS ?=
 
-LIB_SRCS  := $(wildcard src/*.c)
+LIB_SRCS  := $(wildcard src/*/*.c)
 LIB_OBJS  := $(patsubst src/%.c,$(B)/obj/%.o,$(LIB_SRCS))
 TEST_SRCS := $(wildcard tests/test_*.c)
 TESTS     := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRCS))
-HDRS      := $(wildcard include/slimtrace/*.h include/slimtrace/*/*.h include/slimtrace/*/*/*.h src/*.h)
+HDRS      := $(wildcard include/slimtrace/*.h include/slimtrace/*/*.h include/slimtrace/*/*/*.h src/*/*.h)
 
 STATIC := $(B)/libslimtrace.a
 SHARED := $(B)/libslimtrace.so.$(SOVER)

@@ -23,20 +23,20 @@ $(RECORD_BENCH): bench/record_bench.c bench/record_events.c bench/record_events.
 		$(STATIC) $(LDLIBS)
 
 # Build commands as in each file's header; the ring buffer's page switch
-# now ticks the clock calibration, hence src/clock.c for rb_bench.
-$(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring_buffer.c src/clock.c $(HDRS)
+# now ticks the clock calibration, hence src/core/clock.c for rb_bench.
+$(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring/ring_buffer.c src/core/clock.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/ring_buffer.c \
-		src/clock.c -lpthread -o $@
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/ring/ring_buffer.c \
+		src/core/clock.c -lpthread -o $@
 
-$(BENCH_OUT)/clock_bench: bench/clock_bench.c src/clock.c $(HDRS)
+$(BENCH_OUT)/clock_bench: bench/clock_bench.c src/core/clock.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude $< src/clock.c -lpthread -o $@
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/core/clock.c -lpthread -o $@
 
-$(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter.c src/fields.c $(HDRS)
+$(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fields.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter.c \
-		src/fields.c -o $@
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter/filter.c \
+		src/core/fields.c -o $@
 
 .PHONY: bench-build bench-profile
 bench-build: $(RECORD_BENCH) $(BENCH_PARTS)

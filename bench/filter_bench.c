@@ -6,7 +6,7 @@
  * figure is the median of 15 runs of 2M matches each.
  *
  *   cc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc bench/filter_bench.c \
- *      src/filter.c src/fields.c -o build/filter_bench && build/filter_bench
+ *      src/filter/filter.c src/core/fields.c -o build/filter_bench && build/filter_bench
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 
 #include <slimtrace/field.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 
 #define RUNS	15
 #define ITERS	2000000

@@ -36,8 +36,8 @@
 
 #include <slimtrace/ctl.h>
 
-#include "buffer.h"
-#include "clock.h"
+#include "buffers/buffer.h"
+#include "core/clock.h"
 #include "record_events.h"
 
 #define MAX_RUNS	64

@@ -13,7 +13,7 @@
 
 #include <slimtrace/field.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 
 /* name, type, offset, size, signed */
 #define FIELDS(X)						\

@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include "buffer.h"
-#include "ring_buffer.h"
+#include "buffers/buffer.h"
+#include "ring/ring_buffer.h"
 
 struct test_record {
 	unsigned char data[512];

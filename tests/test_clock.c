@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "../src/clock.h"
+#include "core/clock.h"
 
 /* Far above calibration error (~50 ns), far below any unit mix-up. */
 #define TOL_NS	50000ull

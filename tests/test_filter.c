@@ -16,7 +16,7 @@
 
 #include <slimtrace/field.h>
 
-#include "../src/filter.h"
+#include "filter/filter.h"
 #include "check.h"
 
 /* ------------------------------------------------------------------ */

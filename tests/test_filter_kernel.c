@@ -20,7 +20,7 @@
 
 #include <slimtrace/field.h>
 
-#include "../src/filter.h"
+#include "filter/filter.h"
 #include "check.h"
 
 #define MAX_FIELDS	32

@@ -2,7 +2,7 @@
 /*
  * Text sequences and the printers built on them. The expected strings of
  * the TP_printk helpers follow the kernel's trace_print_*_seq() rules
- * (see the comments in src/output.c); the raw printer follows trace-cmd
+ * (see the comments in src/text/print.c); the raw printer follows trace-cmd
  * report -R (libtraceevent's tep_print_fields) without its leading space.
  */
 #include <errno.h>

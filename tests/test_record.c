@@ -30,9 +30,9 @@
 #include <slimtrace/record.h>
 
 #include "check.h"
-#include "clock.h"
+#include "core/clock.h"
 #include "rec_events.h"
-#include "record.h"
+#include "record/record.h"
 
 #define MAX_EVENTS	400000
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "../src/ring_buffer.h"
+#include "ring/ring_buffer.h"
 
 /* ---- an independent decoder of one kernel ring-buffer page ---- */
 

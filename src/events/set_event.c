@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include "set_event.h"
+#include "events/set_event.h"
 
 static int part_matches(const char *pat, size_t n, const char *name)
 {

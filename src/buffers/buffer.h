@@ -5,8 +5,8 @@
 
 #include <pthread.h>
 #include <stdint.h>
-#include "internal.h"
-#include "ring_buffer.h"
+#include "core/internal.h"
+#include "ring/ring_buffer.h"
 
 /* Internal: reached directly, not through the GOT, from the library. */
 #pragma GCC visibility push(hidden)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "ring_buffer.h"
+#include "core/clock.h"
+#include "ring/ring_buffer.h"
 
 _Static_assert(sizeof(struct slim_rb_page) == SLIM_RB_PAGE_SIZE,
 	       "a page is exactly the kernel's 4096 bytes");

@@ -2,7 +2,7 @@
 #ifndef SLIM_SET_EVENT_H
 #define SLIM_SET_EVENT_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Internal: reached directly, not through the GOT, from the library. */
 #pragma GCC visibility push(hidden)

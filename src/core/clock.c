@@ -10,7 +10,7 @@
  * last few seconds.  Readers on other threads see the table through a
  * seqlock whose every field is an atomic.  docs/clocks.md has the why.
  */
-#include "clock.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -35,10 +35,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <slimtrace/output.h>
-#include "buffer.h"
-#include "clock.h"
-#include "internal.h"
-#include "record.h"
+#include "buffers/buffer.h"
+#include "core/clock.h"
+#include "core/internal.h"
+#include "record/record.h"
 
 #define PAGE		SLIM_RB_PAGE_SIZE
 #define DATA		SLIM_RB_DATA_SIZE

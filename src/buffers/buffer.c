@@ -17,9 +17,9 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include "buffer.h"
-#include "clock.h"
-#include "filter.h"
+#include "buffers/buffer.h"
+#include "core/clock.h"
+#include "filter/filter.h"
 
 int slim_tracing_on = 1;
 unsigned int slim_buffer_pages = SLIM_DEFAULT_BUFFER_KB / 4;

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <slimtrace/output.h>
-#include "error_log.h"
-#include "event_filter.h"
-#include "filter.h"
+#include "ctl/error_log.h"
+#include "filter/event_filter.h"
+#include "filter/filter.h"
 
 #define FILTER_LOC	"event filter parse error"
 

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
-#include "filter.h"
+#include "core/internal.h"
+#include "filter/filter.h"
 
 pthread_mutex_t slim_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 

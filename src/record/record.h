@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <slimtrace/record.h>
-#include "clock.h"
+#include "core/clock.h"
 
 struct slim_seq;
 

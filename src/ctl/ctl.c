@@ -22,13 +22,13 @@
 #include <string.h>
 #include <slimtrace/ctl.h>
 #include <slimtrace/output.h>
-#include "buffer.h"
-#include "clock.h"
-#include "error_log.h"
-#include "event_filter.h"
-#include "record.h"
-#include "set_event.h"
-#include "trace_output.h"
+#include "buffers/buffer.h"
+#include "core/clock.h"
+#include "ctl/error_log.h"
+#include "filter/event_filter.h"
+#include "record/record.h"
+#include "events/set_event.h"
+#include "text/trace_file.h"
 
 /* What a path names. */
 struct ctl_target {

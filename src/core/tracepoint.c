@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "core/internal.h"
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
 

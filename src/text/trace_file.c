@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <slimtrace/output.h>
-#include "buffer.h"
-#include "clock.h"
-#include "trace_output.h"
+#include "buffers/buffer.h"
+#include "core/clock.h"
+#include "text/trace_file.h"
 
 unsigned int slim_trace_options;
 

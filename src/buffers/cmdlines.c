@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "buffer.h"
+#include "buffers/buffer.h"
 
 #define NR_CMDLINES	1024
 

@@ -3,7 +3,7 @@
 #ifndef SLIM_EVENT_FILTER_H
 #define SLIM_EVENT_FILTER_H
 
-#include "internal.h"
+#include "core/internal.h"
 
 /* Internal: reached directly, not through the GOT, from the library. */
 #pragma GCC visibility push(hidden)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <slimtrace/output.h>
-#include "error_log.h"
+#include "ctl/error_log.h"
 
 #define NR_ERRORS	16
 

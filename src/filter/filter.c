@@ -25,7 +25,7 @@
 #include <slimtrace/compiler.h>
 #include <slimtrace/field.h>
 
-#include "filter.h"
+#include "filter/filter.h"
 
 /* The kernel's limits on an operand: string values and number text. */
 #define MAX_STR_VAL	256
