@@ -1,16 +1,19 @@
 #!/bin/sh
 # Run test binaries, add up their RESULT lines, print "N passed, N failed".
-# A binary that crashes or prints no RESULT line counts as one failure.
+# A binary that crashes, hangs (killed after SLIM_TEST_TIMEOUT seconds,
+# default 600) or prints no RESULT line counts as one failure.
 # Usage: tests/run.sh LABEL BINARY...
 label=$1; shift
 passed=0; failed=0
 for t in "$@"; do
 	name=$(basename "$t")
-	out=$(cd "$(dirname "$t")" && SLIM_TEST_BUILD="$label" "./$name" 2>&1)
+	out=$(cd "$(dirname "$t")" && SLIM_TEST_BUILD="$label" \
+		timeout -k 10 "${SLIM_TEST_TIMEOUT:-600}" "./$name" 2>&1 </dev/null)
 	rc=$?
 	res=$(printf '%s\n' "$out" | grep '^RESULT ' | tail -n 1)
 	if [ -z "$res" ]; then
 		printf '%s\n' "$out" | tail -n 20
+		[ $rc -eq 124 ] && echo "[$label] $name: hung: killed after ${SLIM_TEST_TIMEOUT:-600} s"
 		echo "[$label] $name: crashed or printed no RESULT (exit $rc)"
 		failed=$((failed + 1))
 		continue
