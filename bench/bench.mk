@@ -38,14 +38,28 @@ $(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fie
 	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter/filter.c \
 		src/core/fields.c -o $@
 
-.PHONY: bench-build bench-profile
+.PHONY: bench-build bench-profile bench-baseline
 bench-build: $(RECORD_BENCH) $(BENCH_PARTS)
 
+# The previous release's record_bench, built from git beside this tree's
+# so that both are measured in the same run (the record path must not get
+# slower).  Without git or that commit, the report says it was not built.
+BENCH_BASELINE ?= a418899
+BASELINE_DIR := $(BENCH_OUT)/baseline-$(BENCH_BASELINE)
+BASELINE_BIN := $(BASELINE_DIR)/build/bench/record_bench
+bench-baseline:
+	@[ -x $(BASELINE_BIN) ] || { rm -rf $(BASELINE_DIR) && mkdir -p $(BASELINE_DIR) && \
+		git archive $(BENCH_BASELINE) | tar -x -C $(BASELINE_DIR) && \
+		$(MAKE) --no-print-directory -C $(BASELINE_DIR) -s B=build/plain \
+			BENCH_OUT=build/bench build/bench/record_bench >/dev/null; } || \
+		echo "bench: the previous release ($(BENCH_BASELINE)) could not be built"
+
 # Then recording to a file and reading it back (bench/file_bench.mk).
-bench: bench-build
-	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
-		$(if $(BENCH_QUICK),--quick)
+bench: bench-build bench-baseline
+	@BENCH_BASELINE=$(BENCH_BASELINE) python3 bench/compare.py --bin $(RECORD_BENCH) \
+		--out $(BENCH_OUT) --baseline $(BASELINE_BIN) $(if $(BENCH_QUICK),--quick)
 	@$(MAKE) --no-print-directory bench-file
 
-bench-profile: $(RECORD_BENCH)
-	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) --profile
+bench-profile: $(RECORD_BENCH) bench-baseline
+	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
+		--baseline $(BASELINE_BIN) --profile

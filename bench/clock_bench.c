@@ -10,7 +10,7 @@
  *
  * Costs are the median of RUNS runs of ITERS back-to-back calls.  The
  * error run samples every 10 ms: CLOCK_MONOTONIC read on both sides of
- * a slim_clock_now() (tightest of 5 tries), the midpoint taken as truth
+ * a slim_clock_now(cur) (tightest of 5 tries), the midpoint taken as truth
  * and half the bracket reported as the measurement's own uncertainty.
  */
 #include <errno.h>
@@ -24,6 +24,9 @@
 #define RUNS	7
 #define ITERS	2000000
 #define SAMPLE_NS	10000000ull
+
+/* The clock measured, as an instance's trace_clock holds it. */
+static enum slim_clock_id cur = SLIM_CLOCK_MONO;
 
 static volatile uint64_t sink;
 
@@ -50,7 +53,7 @@ enum what { W_GETTIME, W_GETTIME_RAW, W_CYCLES, W_NOW, W_TO_NS };
 /* One run: ns per call.  The switch sits outside the timed loops. */
 static double run_once(enum what w)
 {
-	uint64_t t0, t1, sum = 0, raw = slim_clock_now();
+	uint64_t t0, t1, sum = 0, raw = slim_clock_now(cur);
 	int i;
 
 	t0 = mono_ns();
@@ -69,11 +72,11 @@ static double run_once(enum what w)
 		break;
 	case W_NOW:
 		for (i = 0; i < ITERS; i++)
-			sum += slim_clock_now();
+			sum += slim_clock_now(cur);
 		break;
 	case W_TO_NS:
 		for (i = 0; i < ITERS; i++)
-			sum += slim_clock_to_ns(raw + (uint64_t)i);
+			sum += slim_clock_to_ns(cur, raw + (uint64_t)i);
 		break;
 	}
 	t1 = mono_ns();
@@ -100,7 +103,7 @@ static void costs(void)
 	cost("clock_gettime(CLOCK_MONOTONIC_RAW)", W_GETTIME_RAW);
 	cost(SLIM_CLOCK_HAVE_COUNTER ? "raw counter read (rdtsc/cntvct)" :
 	     "raw counter read (none: CLOCK_MONOTONIC)", W_CYCLES);
-	slim_clock_set("mono");
+	cur = slim_clock_lookup("mono");
 	cost(slim_clock_mono_is_tsc() ? "slim_clock_now() mono (counter)" :
 	     "slim_clock_now() mono (clock_gettime)", W_NOW);
 	cost("slim_clock_to_ns() mono (reader side)", W_TO_NS);
@@ -109,11 +112,11 @@ static void costs(void)
 		cost("slim_clock_now() mono (clock_gettime)", W_NOW);
 		slim_clock_mono_use_tsc(1);
 	}
-	slim_clock_set("mono_raw");
+	cur = slim_clock_lookup("mono_raw");
 	cost("slim_clock_now() mono_raw", W_NOW);
-	slim_clock_set("tsc");
+	cur = slim_clock_lookup("tsc");
 	cost("slim_clock_now() tsc", W_NOW);
-	slim_clock_set("mono");
+	cur = slim_clock_lookup("mono");
 }
 
 struct sample {
@@ -129,7 +132,7 @@ static struct sample sample_now(void)
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		uint64_t t0 = mono_ns(), raw = slim_clock_now(), t1 = mono_ns();
+		uint64_t t0 = mono_ns(), raw = slim_clock_now(cur), t1 = mono_ns();
 
 		if ((t1 - t0) / 2 < s.half_width) {
 			s.half_width = (uint32_t)((t1 - t0) / 2);
@@ -189,7 +192,7 @@ static void error_run(double seconds)
 		fprintf(stderr, "clock_bench: no memory for %zu samples\n", cap);
 		exit(1);
 	}
-	slim_clock_set("mono");
+	cur = slim_clock_lookup("mono");
 	if (!slim_clock_mono_is_tsc()) {
 		printf("error run: mono reads clock_gettime here (no invariant counter): error is 0 by construction\n");
 		free(s);
@@ -201,7 +204,7 @@ static void error_run(double seconds)
 		/* A buffer page switch would call this; so does to_ns(). */
 		slim_clock_tick();
 		s[n] = sample_now();
-		s[n].live_err = diff(slim_clock_to_ns(s[n].raw), s[n].truth);
+		s[n].live_err = diff(slim_clock_to_ns(cur, s[n].raw), s[n].truth);
 		if (!early_n && s[n].truth - start >= 1000000000ull)
 			early_n = slim_clock_calib_snapshot(early, SLIM_CLOCK_CALIB_MAX);
 		n++;
@@ -257,7 +260,7 @@ int main(int argc, char **argv)
 		}
 	}
 	slim_clock_init();
-	slim_clock_list(list, sizeof(list));
+	slim_clock_list(cur, list, sizeof(list));
 	printf("clocks: %s; counter: %s; mono reads: %s\n", list,
 	       SLIM_CLOCK_HAVE_COUNTER ? "yes" : "no (tsc falls back to mono)",
 	       slim_clock_mono_is_tsc() ? "calibrated counter" : "clock_gettime");

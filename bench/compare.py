@@ -126,7 +126,8 @@ def merge(old, new):
 
 
 def slim_new():
-    return {"clock": {}, "record": {}, "filter": {}, "skip": set(), "raw_clock": {}}
+    return {"clock": {}, "record": {}, "filter": {}, "sessions": {}, "skip": set(),
+            "raw_clock": {}}
 
 
 def slim_pass(res, args, cmds):
@@ -160,6 +161,8 @@ def slim_line(res, line):
         res["record"][k] = merge(res["record"].get(k), f)
     elif kind == "filter":
         res["filter"][f["kind"]] = merge(res["filter"].get(f["kind"]), f)
+    elif kind == "sessions":
+        res["sessions"][f["kind"]] = merge(res["sessions"].get(f["kind"]), f)
     elif kind == "memory":
         res["memory"] = f
 
@@ -169,7 +172,8 @@ def slim_cmds(events, nruns):
     base = ["-e", str(events), "-r", str(nruns)]
     cmds = [base + ["clock", "loop"]]
     for c in CLOCKS:
-        cmds.append(["-c", c] + base + ["record"] + (["filter"] if c == "mono_tsc" else []))
+        cmds.append(["-c", c] + base + ["record"] +
+                    (["filter", "sessions"] if c == "mono_tsc" else []))
     return cmds
 
 
@@ -212,10 +216,15 @@ PARTS = [  # (part, test on "file:function"), first match wins
     ("filter: match", lambda s: "filter.c:" in s),
     ("filter: sched_getcpu", lambda s: "sched_getcpu" in s),
     ("filter: set-up", lambda s: ":filter_rejects" in s),
-    ("ring buffer reserve", lambda s: "ring_buffer.h:slim_event_reserve" in s),
-    ("ring buffer commit/discard", lambda s: "ring_buffer.h:slim_event_commit" in s),
-    ("slim_event_reserve", lambda s: "buffer.c:slim_event_reserve" in s),
-    ("slim_event_commit", lambda s: "buffer.c:slim_event_commit" in s),
+    ("ring buffer reserve", lambda s: "ring_buffer.h:slim_event_reserve" in s or
+     "ring_buffer.h:reserve" in s),
+    ("ring buffer commit/discard", lambda s: "ring_buffer.h:slim_event_commit" in s or
+     "ring_buffer.h:slim_rb_commit" in s or "ring_buffer.h:commit" in s),
+    ("thread's buffer (slot table)", lambda s: "buffers/buffer.h:" in s),
+    ("reserve: targets, header", lambda s: "buffer.c:slim_event_reserve" in s or
+     "emit.c:slim_event_reserve" in s or "emit.c:reserve" in s),
+    ("commit (+ next target)", lambda s: "buffer.c:slim_event_commit" in s or
+     "emit.c:slim_event_commit" in s or "emit.c:commit" in s),
     ("class probe (fields)", lambda s: ":__slim_probe_" in s),
     ("libc strlen/memcpy", lambda s: "strlen" in s or "memcpy" in s or "memmove" in s),
 ]
@@ -451,8 +460,39 @@ def report_filter(s, summ):
     say()
 
 
+def report_sessions(s, base, summ):
+    ses = s["sessions"]
+    say("== 5. Instances and consumers (2int, 1 thread, clock mono_tsc) ==")
+    if "top" not in ses:
+        say("  (no result)")
+    else:
+        top = runs(ses["top"], "ns")
+        say("  %-14s %8s %8s %8s" % ("into", "ns/ev", "best", "+ns"))
+        for kind in ("top", "top+instance", "consumer", "top+consumer"):
+            if kind not in ses:
+                continue
+            v = runs(ses[kind], "ns")
+            say("  %-14s %8.2f %8.2f %+8.2f" % (kind, med(v), min(v),
+                                                  paired(v, top, lambda x, y: x - y)))
+        say("  top: the top level's buffers; top+instance: the same event also in one"
+            " instance; consumer: a callback that does nothing, no buffer")
+    # The same measurement, this tree against the previous release, pass by pass.
+    k = ("2int", 1, "mono_tsc")
+    if base is None:
+        say("  previous release: not built (make bench builds it with git; see"
+            " BENCH_BASELINE)")
+    elif k in base["record"] and k in s["record"]:
+        v, b = runs(s["record"][k], "ns"), runs(base["record"][k], "ns")
+        r = paired(v, b, lambda x, y: x / y)
+        say("  2int into the top level: this tree %.2f ns, previous release (%s) %.2f ns:"
+            " ratio %.3f (pass by pass)" % (med(v), base.get("name", "?"), med(b), r))
+        summ.add("record path vs previous release", "1.05x", "<=", 1.05, r,
+                 min(v) / min(b), "x")
+    say()
+
+
 def report_memory(s):
-    say("== 5. Memory ==")
+    say("== 6. Memory ==")
     m = s.get("memory")
     if not m:
         say("  (no result)")
@@ -506,6 +546,9 @@ def profiles(args, n):
     prof = {}
     for what in ("2int", "2int-f1", "str"):
         prof[what] = callgrind(args, what, n)
+    if getattr(args, "baseline", None) and os.path.exists(args.baseline):
+        prof["2int, previous release"] = callgrind(
+            argparse.Namespace(bin=args.baseline, out=args.out), "2int", n)
     return prof
 
 
@@ -515,6 +558,7 @@ def main():
     ap.add_argument("--out", default="build/bench")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--baseline", help="record_bench of the previous release")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
 
@@ -536,9 +580,16 @@ def main():
     cmds = slim_cmds(events, nruns)
     slim_busy, lt_busy = [], []
     due = {int((j + 0.5) * passes / len(chans)): c for j, c in enumerate(chans)}
+    base, base_cmds = None, []
+    if args.baseline and os.path.exists(args.baseline):
+        base = slim_new()
+        base["name"] = os.environ.get("BENCH_BASELINE", "baseline")
+        base_cmds = [["-c", "mono_tsc", "-e", str(events), "-r", str(nruns), "record"]]
     for i in range(passes):
         busy = Busy()
         slim_pass(s, args, cmds)
+        if base is not None:
+            slim_pass(base, argparse.Namespace(bin=args.baseline), base_cmds)
         slim_busy.append(busy.others())
         if i in due:
             busy = Busy()
@@ -563,6 +614,7 @@ def main():
     report_record(s, summary)
     report_lttng(s, lt, summary)
     report_filter(s, summary)
+    report_sessions(s, base, summary)
     report_memory(s)
     report_profile(prof)
     summary.print()

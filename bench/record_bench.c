@@ -16,6 +16,9 @@
  *   filter    bench_2int with no filter, 1 and 5 passing predicates, and
  *             a filter that rejects every event
  *   memory    RSS a recording thread adds, default buffer_size_kb
+ *   sessions  bench_2int on 1 thread into: the top level only, the top
+ *             level and an instance, one consumer callback that does
+ *             nothing (and no buffer), the top level and that consumer
  *   profile EV N   record N events of EV (2int, str, 2int-f1) on this
  *             thread and nothing else: for valgrind --tool=callgrind
  *             --toggle-collect=fire_*
@@ -34,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <slimtrace/consumer.h>
 #include <slimtrace/ctl.h>
 
 #include "buffers/buffer.h"
@@ -183,7 +187,7 @@ static double time_slim_now(long n)
 	long i;
 
 	for (i = 0; i < n; i++)
-		sink = slim_clock_now();
+		sink = slim_clock_now(slim_bufset_top.clock);
 	return (now_ns() - t0) / n;
 }
 
@@ -430,9 +434,9 @@ static void counts(uint64_t *written, uint64_t *lost)
 {
 	struct slim_rb_stats st;
 
-	slim_buffers_stats(&st);
+	slim_bufset_stats(&slim_bufset_top, &st);
 	*written = st.written;
-	*lost = st.lost + __atomic_load_n(&slim_lost_nobuf, __ATOMIC_RELAXED);
+	*lost = st.lost;
 }
 
 /* One run: each of nthr new threads records 1 + nr_events events. */
@@ -610,6 +614,99 @@ static void bench_filter(void)
 	}
 }
 
+/* ---- sessions: instances and consumers ---------------------------------- */
+
+static uint64_t consumed;
+
+static void noop_consumer(const struct slim_event *ev, const void *rec, unsigned int len,
+			  uint64_t ts, void *data)
+{
+	(void)ev, (void)rec, (void)len, (void)ts, (void)data;
+}
+
+static const struct {
+	const char *name;
+	int top, instance, consumer;
+} sessions[] = {
+	{ "top", 1, 0, 0 },
+	{ "top+instance", 1, 1, 0 },
+	{ "consumer", 0, 0, 1 },
+	{ "top+consumer", 1, 0, 1 },
+};
+#define NR_SESSIONS	(int)(sizeof(sessions) / sizeof(sessions[0]))
+
+static void sessions_set(int i, int on)
+{
+	const char *v = on ? "1" : "0";
+	int ret;
+
+	if (sessions[i].top)
+		ctl("events/bench/bench_2int/enable", v);
+	if (sessions[i].instance)
+		ctl("instances/bench/events/bench/bench_2int/enable", v);
+	if (!sessions[i].consumer)
+		return;
+	ret = on ? slim_consumer_attach_name("bench:bench_2int", noop_consumer, NULL, NULL)
+		 : slim_consumer_detach_name("bench:bench_2int", noop_consumer, NULL);
+	if (ret)
+		die("consumer", ret);
+}
+
+/* Every event reached each target: the top level, the instance, the consumer. */
+static void sessions_check(int i, const struct run *res)
+{
+	struct slim_consumer_stats st = { 0 };
+	uint64_t fired = nr_events + 1;
+
+	if (sessions[i].consumer &&
+	    slim_consumer_stats(slim_event_find("bench", "bench_2int"), noop_consumer,
+				NULL, &st) == 0)
+		consumed = st.passed;
+	check_run(sessions[i].name, res, fired, sessions[i].top);
+	if (sessions[i].consumer && consumed != fired) {
+		fprintf(stderr, "record_bench: %s: fired %llu, consumed %llu\n",
+			sessions[i].name, (unsigned long long)fired,
+			(unsigned long long)consumed);
+		exit(1);
+	}
+}
+
+static void bench_sessions(void)
+{
+	double ns[NR_SESSIONS][MAX_RUNS];
+	unsigned long kb = setup_buffers();
+	char text[32];
+	struct run res;
+	int r, i, ret;
+
+	ret = slim_ctl_mkdir("instances/bench");
+	if (ret)
+		die("mkdir instances/bench", ret);
+	snprintf(text, sizeof(text), "%lu", kb);
+	ctl("instances/bench/buffer_size_kb", text);
+	ctl("instances/bench/trace_options", "nooverwrite");
+	select_clock(mono_clock());
+	ctl("instances/bench/trace_clock", clocks[mono_clock() - clocks].trace_clock);
+	for (r = -1; r < nr_runs; r++) {	/* round -1 warms up */
+		for (i = 0; i < NR_SESSIONS; i++) {
+			sessions_set(i, 1);
+			ctl("instances/bench/trace", "");
+			run_once(EV_2INT, 1, &res);
+			sessions_check(i, &res);
+			sessions_set(i, 0);
+			if (r >= 0)
+				ns[i][r] = res.ns;
+		}
+	}
+	slim_ctl_rmdir("instances/bench");
+	for (i = 0; i < NR_SESSIONS; i++) {
+		printf("slim sessions kind=%s clock=%s events=%ld", sessions[i].name,
+		       mono_clock()->name, nr_events);
+		print_runs("ns", ns[i], nr_runs);
+		printf("\n");
+	}
+}
+
 /* ---- memory ------------------------------------------------------------ */
 
 static long rss_kb(void)
@@ -725,7 +822,7 @@ static void profile(const char *what, long n)
 static void usage(void)
 {
 	fprintf(stderr, "usage: record_bench [-c CLOCK] [-e EVENTS] [-r RUNS] "
-		"clock|loop|record|filter|memory...\n"
+		"clock|loop|record|filter|memory|sessions...\n"
 		"       record_bench profile 2int|2int-f1|str N\n");
 	exit(2);
 }
@@ -765,6 +862,8 @@ int main(int argc, char **argv)
 			bench_filter();
 		else if (strcmp(argv[i], "memory") == 0)
 			bench_memory();
+		else if (strcmp(argv[i], "sessions") == 0)
+			bench_sessions();
 		else
 			usage();
 	}

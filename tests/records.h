@@ -27,9 +27,8 @@ static inline int test_records(struct test_record *recs, int max)
 	uint64_t ts;
 	int n = 0;
 
-	for (b = slim_buffers_first(); b; b = b->next) {
-		pthread_mutex_lock(&b->read_lock);
-		if (slim_rb_iter_start(b->rb, &it) == 0) {
+	for (b = slim_bufset_first(&slim_bufset_top); b; b = slim_buffer_next(b)) {
+		if (slim_buffer_iter_start(b, &it) == 0) {
 			while (slim_rb_iter_next(&it, &p, &len, &ts) == 1) {
 				if (n < max && len <= sizeof(recs[n].data)) {
 					memcpy(recs[n].data, p, len);
@@ -40,7 +39,6 @@ static inline int test_records(struct test_record *recs, int max)
 			}
 			slim_rb_iter_end(&it);
 		}
-		pthread_mutex_unlock(&b->read_lock);
 	}
 	return n;
 }

@@ -42,7 +42,7 @@ static void run_threads(int nr, int n)
 
 static void stats(struct slim_rb_stats *st)
 {
-	slim_buffers_stats(st);
+	slim_bufset_stats(&slim_bufset_top, st);
 }
 
 static void test_exited_thread(void)
@@ -53,14 +53,14 @@ static void test_exited_thread(void)
 	slim_ctl_write("trace", "");
 	slim_ctl_write("set_event", "sample_first");
 	run_threads(1, 3);
-	buffers = slim_buffers_count();
+	buffers = slim_bufset_count(&slim_bufset_top);
 	t = slim_ctl_read("trace");
 	/* The thread is gone; what it recorded is not. */
 	CHECK(t && strstr(t, "sample_first: a=0 ") && strstr(t, "sample_first: a=2 "));
 	free(t);
 	/* The next thread continues in the buffer the first one handed back. */
 	run_threads(1, 1);
-	CHECK_EQ_INT(slim_buffers_count(), buffers);
+	CHECK_EQ_INT(slim_bufset_count(&slim_bufset_top), buffers);
 	t = slim_ctl_read("trace");
 	CHECK(t && strstr(t, "sample_first: a=2 "));
 	free(t);

@@ -5,10 +5,17 @@
  * through get_fields().
  */
 #include <errno.h>
+#include <slimtrace/consumer.h>
 #include <slimtrace/output.h>
 #include "check.h"
 #include "records.h"
 #include "syscalls.h"
+
+static void count_cb(const struct slim_event *ev, const void *rec, unsigned int len,
+		     uint64_t ts, void *data)
+{
+	(void)ev, (void)rec, (void)len, (void)ts, (void)data;
+}
 
 int main(void)
 {
@@ -42,10 +49,10 @@ int main(void)
 	CHECK_EQ_INT(sys_reg_calls[SLIM_REG_UNREGISTER], 1);
 	CHECK(trace_test_sys_enter_enabled());
 	/* reg() decides: this class has no consumer probe. */
-	CHECK_EQ_INT(slim_event_consumer(rd, 1), -EOPNOTSUPP);
+	CHECK_EQ_INT(slim_consumer_attach(rd, count_cb, NULL, NULL), -EOPNOTSUPP);
 	CHECK_EQ_INT(sys_reg_calls[SLIM_REG_PERF_REGISTER], 1);
 
-	slim_buffers_reset();
+	slim_bufset_reset(&slim_bufset_top);
 	trace_test_sys_enter(0, args);
 	trace_test_sys_enter(39, args);		/* getpid: disabled */
 	CHECK_EQ_INT(test_records(recs, 8), 1);

@@ -33,12 +33,25 @@ static void sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+/* The clock under test, as an instance's trace_clock would hold it. */
+static _Atomic int cur = SLIM_CLOCK_MONO;
+
+static int set_clock(const char *name)
+{
+	int id = slim_clock_lookup(name);
+
+	if (id < 0)
+		return id;
+	atomic_store(&cur, id);
+	return 0;
+}
+
 static struct sample take(clockid_t ref)
 {
 	struct sample s;
 
 	s.before = now_ns(ref);
-	s.raw = slim_clock_now();
+	s.raw = slim_clock_now(atomic_load(&cur));
 	s.after = now_ns(ref);
 	return s;
 }
@@ -46,7 +59,7 @@ static struct sample take(clockid_t ref)
 /* The converted stamp lies within the reference readings around it. */
 static int in_window(const struct sample *s)
 {
-	uint64_t ns = slim_clock_to_ns(s->raw);
+	uint64_t ns = slim_clock_to_ns(atomic_load(&cur), s->raw);
 
 	return ns + TOL_NS >= s->before && ns <= s->after + TOL_NS;
 }
@@ -55,36 +68,36 @@ static void test_names(void)
 {
 	char buf[64];
 
-	CHECK_EQ_STR(slim_clock_name(), "mono");
-	CHECK_EQ_INT(slim_clock_current(), SLIM_CLOCK_MONO);
-	CHECK_EQ_INT(slim_clock_list(buf, sizeof(buf)), 19);
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "mono");
+	CHECK_EQ_INT(atomic_load(&cur), SLIM_CLOCK_MONO);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), buf, sizeof(buf)), 19);
 	CHECK_EQ_STR(buf, "[mono] mono_raw tsc");
 
-	CHECK_EQ_INT(slim_clock_set("mono_raw"), 0);
-	CHECK_EQ_STR(slim_clock_name(), "mono_raw");
-	slim_clock_list(buf, sizeof(buf));
+	CHECK_EQ_INT(set_clock("mono_raw"), 0);
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "mono_raw");
+	slim_clock_list(atomic_load(&cur), buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "mono [mono_raw] tsc");
 
-	CHECK_EQ_INT(slim_clock_set("tsc"), 0);
-	CHECK_EQ_STR(slim_clock_name(), "tsc");
-	CHECK_EQ_INT(slim_clock_current(), SLIM_CLOCK_TSC);
-	slim_clock_list(buf, sizeof(buf));
+	CHECK_EQ_INT(set_clock("tsc"), 0);
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "tsc");
+	CHECK_EQ_INT(atomic_load(&cur), SLIM_CLOCK_TSC);
+	slim_clock_list(atomic_load(&cur), buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "mono mono_raw [tsc]");
 
 	/* Unknown names fail and leave the clock alone. */
-	CHECK_EQ_INT(slim_clock_set("bogus"), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set(""), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set("  \n"), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set(NULL), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set("mon"), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set("mono_raw2"), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set("MONO"), -EINVAL);
-	CHECK_EQ_INT(slim_clock_set("mono raw"), -EINVAL);
-	CHECK_EQ_STR(slim_clock_name(), "tsc");
+	CHECK_EQ_INT(set_clock("bogus"), -EINVAL);
+	CHECK_EQ_INT(set_clock(""), -EINVAL);
+	CHECK_EQ_INT(set_clock("  \n"), -EINVAL);
+	CHECK_EQ_INT(set_clock(NULL), -EINVAL);
+	CHECK_EQ_INT(set_clock("mon"), -EINVAL);
+	CHECK_EQ_INT(set_clock("mono_raw2"), -EINVAL);
+	CHECK_EQ_INT(set_clock("MONO"), -EINVAL);
+	CHECK_EQ_INT(set_clock("mono raw"), -EINVAL);
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "tsc");
 
 	/* What `echo mono > trace_clock` writes. */
-	CHECK_EQ_INT(slim_clock_set(" mono\n"), 0);
-	CHECK_EQ_STR(slim_clock_name(), "mono");
+	CHECK_EQ_INT(set_clock(" mono\n"), 0);
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "mono");
 }
 
 static void test_list_sizes(void)
@@ -93,17 +106,17 @@ static void test_list_sizes(void)
 	int len;
 
 	memset(buf, 'x', sizeof(buf));
-	len = slim_clock_list(buf, sizeof(buf));
+	len = slim_clock_list(atomic_load(&cur), buf, sizeof(buf));
 	CHECK_EQ_INT(len, (int)strlen("[mono] mono_raw tsc"));
-	CHECK_EQ_INT(slim_clock_list(buf, (size_t)len + 1), len);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), buf, (size_t)len + 1), len);
 	CHECK_EQ_STR(buf, "[mono] mono_raw tsc");
 
 	memset(buf, 'x', sizeof(buf));
-	CHECK_EQ_INT(slim_clock_list(buf, (size_t)len), -ENOSPC);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), buf, (size_t)len), -ENOSPC);
 	CHECK_EQ_INT(buf[0], '\0');
-	CHECK_EQ_INT(slim_clock_list(buf, 3), -ENOSPC);
-	CHECK_EQ_INT(slim_clock_list(NULL, 0), -ENOSPC);
-	CHECK_EQ_INT(slim_clock_list(NULL, 10), -EINVAL);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), buf, 3), -ENOSPC);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), NULL, 0), -ENOSPC);
+	CHECK_EQ_INT(slim_clock_list(atomic_load(&cur), NULL, 10), -EINVAL);
 }
 
 /* Raw stamps and their conversions never go back, on every clock. */
@@ -112,15 +125,15 @@ static void test_monotonic(const char *name)
 	uint64_t prev, prev_ns, v, ns;
 	int i, raw_ok = 1, ns_ok = 1;
 
-	CHECK_EQ_INT(slim_clock_set(name), 0);
-	prev = slim_clock_now();
-	prev_ns = slim_clock_to_ns(prev);
+	CHECK_EQ_INT(set_clock(name), 0);
+	prev = slim_clock_now(atomic_load(&cur));
+	prev_ns = slim_clock_to_ns(atomic_load(&cur), prev);
 	for (i = 0; i < 200000; i++) {
-		v = slim_clock_now();
+		v = slim_clock_now(atomic_load(&cur));
 		if (v < prev)
 			raw_ok = 0;
 		if (i % 64 == 0) {
-			ns = slim_clock_to_ns(v);
+			ns = slim_clock_to_ns(atomic_load(&cur), v);
 			if (ns < prev_ns)
 				ns_ok = 0;
 			prev_ns = ns;
@@ -136,8 +149,8 @@ static void test_conversion(const char *name, clockid_t ref)
 	struct sample s[NSAMPLES];
 	int i, now_ok = 1, later_ok = 1;
 
-	CHECK_EQ_INT(slim_clock_set(name), 0);
-	CHECK_EQ_INT(slim_clock_in_ns(), 1);
+	CHECK_EQ_INT(set_clock(name), 0);
+	CHECK_EQ_INT(slim_clock_in_ns(atomic_load(&cur)), 1);
 	for (i = 0; i < NSAMPLES; i++) {
 		s[i] = take(ref);
 		if (!in_window(&s[i]))
@@ -158,11 +171,11 @@ static void test_tsc(void)
 {
 	uint64_t v;
 
-	CHECK_EQ_INT(slim_clock_set("tsc"), 0);
-	v = slim_clock_now();
-	CHECK_EQ_INT(slim_clock_to_ns(v), v);
-	CHECK_EQ_INT(slim_clock_in_ns(), !SLIM_CLOCK_HAVE_COUNTER);
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("tsc"), 0);
+	v = slim_clock_now(atomic_load(&cur));
+	CHECK_EQ_INT(slim_clock_to_ns(atomic_load(&cur), v), v);
+	CHECK_EQ_INT(slim_clock_in_ns(atomic_load(&cur)), !SLIM_CLOCK_HAVE_COUNTER);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 }
 
 /* The table arithmetic, on a table whose answers follow from its slopes. */
@@ -223,7 +236,7 @@ static void test_recalibrate(void)
 	static struct sample s[700];
 	int i, ok = 1, first;
 
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 	if (!slim_clock_mono_is_tsc()) {
 		CHECK_EQ_INT(slim_clock_recalibrate(), -ENODEV);
 		return;
@@ -252,22 +265,22 @@ static void test_mono_source(void)
 	int had = slim_clock_mono_is_tsc();
 	struct sample s;
 
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 	CHECK_EQ_INT(slim_clock_mono_use_tsc(0), 0);
 	CHECK_EQ_INT(slim_clock_mono_is_tsc(), 0);
-	CHECK_EQ_INT(slim_clock_src, CLOCK_MONOTONIC);
+	CHECK_EQ_INT(slim_clock_srcs[SLIM_CLOCK_MONO], CLOCK_MONOTONIC);
 	s = take(CLOCK_MONOTONIC);
 	CHECK(s.raw >= s.before && s.raw <= s.after);
-	CHECK_EQ_INT(slim_clock_to_ns(s.raw), s.raw);
+	CHECK_EQ_INT(slim_clock_to_ns(atomic_load(&cur), s.raw), s.raw);
 	test_conversion("mono", CLOCK_MONOTONIC);
 	if (had) {
 		CHECK_EQ_INT(slim_clock_mono_use_tsc(1), 0);
-		CHECK_EQ_INT(slim_clock_src, SLIM_CLOCK_SRC_COUNTER);
+		CHECK_EQ_INT(slim_clock_srcs[SLIM_CLOCK_MONO], SLIM_CLOCK_SRC_COUNTER);
 	} else {
 		CHECK_EQ_INT(slim_clock_mono_use_tsc(1), -ENODEV);
 	}
 	CHECK_EQ_INT(slim_clock_mono_is_tsc(), had);
-	CHECK_EQ_STR(slim_clock_name(), "mono");
+	CHECK_EQ_STR(slim_clock_id_name(atomic_load(&cur)), "mono");
 }
 
 /* Readers convert while the table is rewritten under them. */
@@ -295,8 +308,8 @@ static void *namer(void *arg)
 	while (!atomic_load(&stop)) {
 		const char *open, *close;
 
-		(void)slim_clock_name();
-		if (slim_clock_list(buf, sizeof(buf)) < 0)
+		(void)slim_clock_id_name(atomic_load(&cur));
+		if (slim_clock_list(atomic_load(&cur), buf, sizeof(buf)) < 0)
 			bad = 1;
 		/* Exactly one clock is bracketed, whatever the switches. */
 		open = strchr(buf, '[');
@@ -304,7 +317,7 @@ static void *namer(void *arg)
 		if (!open || !close || close < open ||
 		    strchr(open + 1, '[') || strchr(close + 1, ']'))
 			bad = 1;
-		(void)slim_clock_now();
+		(void)slim_clock_now(atomic_load(&cur));
 	}
 	return (void *)(long)bad;
 }
@@ -315,7 +328,7 @@ static void test_threads(void)
 	void *nbad;
 	int i;
 
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 	atomic_store(&stop, 0);
 	for (i = 0; i < 2; i++)
 		pthread_create(&r[i], NULL, reader, NULL);
@@ -333,11 +346,11 @@ static void test_threads(void)
 	atomic_store(&stop, 0);
 	pthread_create(&nm, NULL, namer, NULL);
 	for (i = 0; i < 3000; i++)
-		slim_clock_set(i % 3 == 0 ? "mono_raw" : i % 3 == 1 ? "tsc" : "mono");
+		set_clock(i % 3 == 0 ? "mono_raw" : i % 3 == 1 ? "tsc" : "mono");
 	atomic_store(&stop, 1);
 	pthread_join(nm, &nbad);
 	CHECK(nbad == NULL);
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 }
 
 int main(void)
@@ -354,6 +367,6 @@ int main(void)
 	test_recalibrate();
 	test_mono_source();
 	test_threads();
-	CHECK_EQ_INT(slim_clock_set("mono"), 0);
+	CHECK_EQ_INT(set_clock("mono"), 0);
 	return check_done("clock");
 }

@@ -118,7 +118,7 @@ static void test_records_and_printing(void)
 	char line[512];
 	int n, factor = 100;
 
-	slim_buffers_reset();
+	slim_bufset_reset(&slim_bufset_top);
 	/* Disabled: nothing is recorded. */
 	trace_sample_first(1, 2);
 	CHECK_EQ_INT(test_records(recs, 64), 0);
@@ -175,12 +175,12 @@ static void test_too_large(void)
 	static unsigned char big[70000];
 	struct slim_rb_stats before, after;
 
-	slim_buffers_stats(&before);
+	slim_bufset_stats(&slim_bufset_top, &before);
 	slim_event_enable(&slim_event_sample_all, 1);
 	/* Larger than the 16-bit __data_loc length: lost, and counted. */
 	trace_sample_all(1, 2, 3, "x", big, sizeof(big), 0, 0);
 	slim_event_enable(&slim_event_sample_all, 0);
-	slim_buffers_stats(&after);
+	slim_bufset_stats(&slim_bufset_top, &after);
 	CHECK_EQ_INT(after.written, before.written);
 	CHECK_EQ_INT(after.lost, before.lost + 1);
 }

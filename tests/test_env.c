@@ -27,7 +27,7 @@ static int child(const char *which)
 		CHECK(!enabled(&slim_event_sample_all) && !enabled(&slim_event_sample_first));
 		trace_sample_first(1, 2);
 		trace_sample_custom(1, 2);
-		CHECK_EQ_INT(slim_buffers_count(), 0);
+		CHECK_EQ_INT(slim_bufset_count(&slim_bufset_top), 0);
 		CHECK(!trace_sample_first_enabled());
 	} else if (strcmp(which, "list") == 0) {
 		CHECK(enabled(&slim_event_sample_first) && enabled(&slim_event_sample_custom));

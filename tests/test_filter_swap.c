@@ -10,9 +10,18 @@
 #include <slimtrace/ctl.h>
 #include "check.h"
 #include "records.h"
+#include "session/instance.h"
 #include "sample_events.h"
 
 static int stop;
+
+/* The top level's event file runs a filter for ev. */
+static int filtered(struct slim_event *ev)
+{
+	struct slim_event_file *f = slim_event_file(&slim_instance_top, ev, 0);
+
+	return f && (f->target.flags & SLIM_TARGET_FL_FILTERED);
+}
 
 static void *firer(void *arg)
 {
@@ -35,16 +44,16 @@ static void test_semantics(void)
 
 	slim_ctl_write("trace", "");
 	slim_ctl_write("set_event", "sample_first sample_second");
-	CHECK(!(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED));
+	CHECK(!filtered(&slim_event_sample_first));
 	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/filter", "a >= 5 && b != 7"), 0);
-	CHECK(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED);
+	CHECK(filtered(&slim_event_sample_first));
 	t = slim_ctl_read("events/sample/sample_first/filter");
 	CHECK_EQ_STR(t, "a >= 5 && b != 7\n");
 	free(t);
-	slim_buffers_stats(&before);
+	slim_bufset_stats(&slim_bufset_top, &before);
 	for (i = 0; i < 10; i++)
 		trace_sample_first(i, i);
-	slim_buffers_stats(&after);
+	slim_bufset_stats(&slim_bufset_top, &after);
 	/* 5..9 pass, minus b == 7: four recorded, none lost. */
 	CHECK_EQ_INT(after.written - before.written, 4);
 	CHECK_EQ_INT(after.lost, before.lost);
@@ -54,7 +63,7 @@ static void test_semantics(void)
 
 	/* A refused expression leaves the previous filter in place. */
 	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/filter", "a >= "), -EINVAL);
-	CHECK(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED);
+	CHECK(filtered(&slim_event_sample_first));
 	trace_sample_first(1, 1);
 	trace_sample_first(6, 6);
 	t = slim_ctl_read("trace");
@@ -74,15 +83,15 @@ static void test_semantics(void)
 
 	/* "0" clears: the event pays nothing for filters again. */
 	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/filter", "0"), 0);
-	CHECK(!(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED));
+	CHECK(!filtered(&slim_event_sample_first));
 	t = slim_ctl_read("events/sample/sample_first/filter");
 	CHECK_EQ_STR(t, "none\n");
 	free(t);
 
 	/* A system filter goes to every event of the system that takes it. */
 	CHECK_EQ_INT(slim_ctl_write("events/sample/filter", "b > 100"), 0);
-	CHECK(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED);
-	CHECK(slim_event_sample_all.flags & SLIM_EVENT_FL_FILTERED);
+	CHECK(filtered(&slim_event_sample_first));
+	CHECK(filtered(&slim_event_sample_all));
 	t = slim_ctl_read("events/sample/filter");
 	CHECK_EQ_STR(t, "b > 100\n");
 	free(t);
@@ -100,8 +109,8 @@ static void test_semantics(void)
 	CHECK_EQ_STR(t, "state == 1\n");
 	free(t);
 	CHECK_EQ_INT(slim_ctl_write("events/sample/filter", "0"), 0);
-	CHECK(!(slim_event_sample_all.flags & SLIM_EVENT_FL_FILTERED));
-	CHECK(!(slim_event_sample_first.flags & SLIM_EVENT_FL_FILTERED));
+	CHECK(!filtered(&slim_event_sample_all));
+	CHECK(!filtered(&slim_event_sample_first));
 }
 
 static void test_swap_while_firing(void)

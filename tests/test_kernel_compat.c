@@ -105,7 +105,7 @@ static void test_recording(void)
 	char line[512];
 	int n;
 
-	slim_buffers_reset();
+	slim_bufset_reset(&slim_bufset_top);
 	slim_event_enable(&slim_event_sched_switch, 1);
 	slim_event_enable(&slim_event_sched_process_fork, 1);
 	slim_event_enable(&slim_event_irq_kernel_types, 1);

@@ -479,7 +479,7 @@ static void test_printing(void)
 	struct known_diff *d;
 	int n, i = 0, met = 0;
 
-	slim_buffers_reset();
+	slim_bufset_reset(&slim_bufset_top);
 	CHECK_EQ_INT(slim_ctl_write("set_event", "lte:* sample:* sched:* irq:* kmem:*"), 0);
 	fire_lte_ints();
 	fire_lte_ctypes();

@@ -30,6 +30,7 @@
 #include <slimtrace/record.h>
 
 #include "check.h"
+#include "buffers/buffer.h"
 #include "core/clock.h"
 #include "rec_events.h"
 #include "record/record.h"
@@ -280,7 +281,7 @@ static uint64_t clock_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(slim_clock_current() == SLIM_CLOCK_MONO_RAW ?
+	clock_gettime(slim_bufset_top.clock == SLIM_CLOCK_MONO_RAW ?
 		      CLOCK_MONOTONIC_RAW : CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

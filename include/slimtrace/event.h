@@ -36,11 +36,14 @@ enum slim_reg {
 	SLIM_REG_PERF_UNREGISTER,
 };
 
-/* Flags of an event: one word (patch 9). */
+/*
+ * Flags of an event: one word (patch 9), for what is event-wide.  What
+ * belongs to one instance (enabled there, its filter) lives in that
+ * instance's event file.
+ */
 enum {
-	SLIM_EVENT_FL_ENABLED		= 1 << 0,	/* recorded into the buffers */
-	SLIM_EVENT_FL_FILTERED		= 1 << 1,	/* has a filter to run */
-	SLIM_EVENT_FL_CONSUMER		= 1 << 2,	/* the consumer probe is attached */
+	SLIM_EVENT_FL_ENABLED		= 1 << 0,	/* REGISTER done: enabled in an instance */
+	SLIM_EVENT_FL_CONSUMER		= 1 << 2,	/* PERF_REGISTER done: a consumer is attached */
 };
 
 /*
@@ -64,8 +67,17 @@ struct slim_event_class {
 	struct slim_field_table fields;
 	uint16_t print_fmt;		/* offset of the print fmt in fields.strings */
 	slim_probe_func probe;		/* called as probe(args..., event) */
-	slim_probe_func perf_probe;	/* the consumer probe, or NULL */
-	/* NULL: slim_event_reg(), which attaches probe/perf_probe. */
+	/*
+	 * The consumer probe, or NULL: then probe serves the consumers too
+	 * (slim_event_reserve() hands it every target of the event).
+	 */
+	slim_probe_func perf_probe;
+	/*
+	 * Called once when the event's first instance enables it
+	 * (REGISTER) and once when the last disables it (UNREGISTER); the
+	 * same for the first and last consumer (PERF_REGISTER/UNREGISTER).
+	 * NULL: slim_event_reg(), which attaches probe/perf_probe.
+	 */
 	int (*reg)(struct slim_event *ev, enum slim_reg type);
 	/* For classes whose events differ in fields (the syscall case). */
 	const struct slim_field_table *(*get_fields)(const struct slim_event *ev);
@@ -78,11 +90,14 @@ struct slim_trace_event {
 	int type;
 };
 
+struct slim_targets;
+
 struct slim_event {
 	struct slim_tracepoint tp;
 	struct slim_trace_event event;
 	unsigned int flags;
-	struct slim_filter *filter;	/* RCU: read by the recording threads */
+	/* RCU: where records go (instances' event files, consumers). */
+	const struct slim_targets *targets;
 	void *data;			/* the class's own use (a dynamic event's probe...) */
 };
 
@@ -127,30 +142,48 @@ SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_ev
 /* Calls fn for every loaded event, in id order, until fn returns nonzero. */
 SLIM_EXPORT int slim_event_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
 
-/* Start or stop recording an event: 0 or -errno. */
+/* Start or stop recording an event in the top-level instance: 0 or -errno. */
 SLIM_EXPORT int slim_event_enable(struct slim_event *ev, int enable);
-/* Attach or detach the class's consumer probe (refcounted). */
-SLIM_EXPORT int slim_event_consumer(struct slim_event *ev, int attach);
 /* The default reg(): what a class without its own reg() gets. */
 SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type);
 
-/* The record path, called by class probes. */
+/*
+ * The record path, called by class probes.  An event may go to several
+ * targets (each instance where it is enabled, each consumer); a probe
+ * writes the record once per target:
+ *
+ *	for (rec = slim_event_reserve(&r, ev, size); rec;
+ *	     rec = slim_event_commit_next(&r))
+ *		fill rec;
+ *
+ * The fields are private to the record path.
+ */
 struct slim_reserve {
 	void *rec;
 	struct slim_event *ev;
-	void *buffer;		/* the thread's buffer */
-	void *rb;		/* its ring, as it was at reserve time */
+	const struct slim_targets *targets;
+	void *target;		/* the one being written */
+	void *buffer;		/* its thread buffer, or NULL for a consumer */
+	void *rb;		/* the buffer's ring as it was at reserve time */
+	uint64_t ts;
 	unsigned int len;
+	unsigned int next, end;	/* the targets still to write */
 };
 /*
- * Room for a record of size bytes, common header filled; NULL if lost.
+ * Room for a record of size bytes in the event's first target, common
+ * header filled; NULL when there is none (or every one lost it, counted).
  * Only from a probe: the tracepoint's RCU read-side section keeps the
- * buffer alive until slim_event_commit().
+ * targets alive until the last commit.
  */
 SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
 				     unsigned int size);
-/* Runs the filter if the event has one, then commits or discards. */
+/* Runs the target's filter, then commits or discards. */
 SLIM_EXPORT void slim_event_commit(struct slim_reserve *r);
+/* slim_event_commit(), then room in the next target (NULL: done). */
+SLIM_EXPORT void *slim_event_commit_next(struct slim_reserve *r);
+/* Like slim_event_reserve(), for a class's own perf_probe: consumers only. */
+SLIM_EXPORT void *slim_consumer_reserve(struct slim_reserve *r, struct slim_event *ev,
+					unsigned int size);
 
 /* Bounds-checked access to a dynamic field of a record (read side). */
 static inline const void *slim_dyn_ptr(const void *rec, unsigned int len, uint32_t loc)

@@ -1,60 +1,140 @@
 // SPDX-License-Identifier: MIT
 /*
- * The record path and the buffers behind it.
+ * Buffer sets: the per-thread buffers of one instance.
  *
  * Every thread that records writes into a buffer of its own, so the
  * record path needs no atomic read-modify-write and no fence: a thread
- * claims a buffer at its first event and hands it back when it exits.
- * A handed-back buffer keeps its records (readable, like a CPU's buffer
- * in the kernel) and the next new thread continues in it, so the number
- * of buffers is the largest number of threads that recorded at once.
- * docs/buffers.md explains the choice of per-thread over per-CPU.
+ * claims a buffer at its first event in a set and hands it back when it
+ * exits.  A handed-back buffer keeps its records (readable, like a CPU's
+ * buffer in the kernel) and the next new thread continues in it, so the
+ * number of buffers is the largest number of threads that recorded into
+ * the set at once.  docs/buffers.md explains per-thread over per-CPU.
+ *
+ * Locks: bs->lock orders claims and list changes of one set; slots_lock
+ * guards the table of live sets that exiting threads check their slots
+ * against.  Neither is ever held across an RCU grace period, because a
+ * thread claiming its buffer does so inside its read-side section.
  */
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
-#include "filter/filter.h"
 
-int slim_tracing_on = 1;
-unsigned int slim_buffer_pages = SLIM_DEFAULT_BUFFER_KB / 4;
-int slim_buffer_overwrite = 1;
-uint64_t slim_lost_nobuf;
-
-static pthread_mutex_t buffers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct slim_buffer *buffers;
-static int nr_buffers;
-static pthread_key_t release_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-
-static __thread struct slim_buffer *self
+__thread struct slim_thread *slim_thread_self
 	__attribute__((tls_model("initial-exec")));
 
-static void release_buffer(void *arg)
-{
-	struct slim_buffer *b = arg;
+struct slim_bufset slim_bufset_top = {
+	.tracing_on = 1,
+	.clock = SLIM_CLOCK_MONO,
+	.slot = 0,
+	.gen = 1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.pages = SLIM_DEFAULT_BUFFER_KB / 4,
+	.overwrite = 1,
+};
 
-	self = NULL;
-	slim_store_release(&b->owned, 0);
+/* Live sets by slot, for exiting threads; gens are never reused. */
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slim_bufset *slots[SLIM_MAX_BUFSETS] = { &slim_bufset_top };
+static uint32_t next_gen = 2;
+
+static pthread_key_t exit_key;
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* A thread exits: its buffers in every live set are free for the next. */
+static void thread_exit(void *arg)
+{
+	struct slim_thread *t = arg;
+	unsigned int i;
+
+	slim_thread_self = NULL;
+	pthread_mutex_lock(&slots_lock);
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		struct slim_thread_slot *s = &t->slot[i];
+
+		if (s->b && slots[i] && slots[i]->gen == s->gen)
+			slim_store_release(&s->b->owned, 0);
+	}
+	pthread_mutex_unlock(&slots_lock);
+	free(t);
 }
 
 static void make_key(void)
 {
-	pthread_key_create(&release_key, release_buffer);
+	pthread_key_create(&exit_key, thread_exit);
 }
 
-/* A free buffer (its thread exited), or a new one appended to the list. */
-static struct slim_buffer *take_buffer(void)
+struct slim_bufset *slim_bufset_new(int *err)
 {
-	struct slim_buffer *b, **tail;
+	struct slim_bufset *bs = calloc(1, sizeof(*bs));
+	unsigned int i;
+
+	if (!bs) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_init(&bs->lock, NULL);
+	bs->tracing_on = 1;
+	bs->clock = SLIM_CLOCK_MONO;
+	bs->pages = SLIM_DEFAULT_BUFFER_KB / 4;
+	bs->overwrite = 1;
+	pthread_mutex_lock(&slots_lock);
+	for (i = 1; i < SLIM_MAX_BUFSETS && slots[i]; i++)
+		;
+	if (i < SLIM_MAX_BUFSETS) {
+		bs->slot = i;
+		bs->gen = next_gen++;
+		slots[i] = bs;
+	}
+	pthread_mutex_unlock(&slots_lock);
+	if (i == SLIM_MAX_BUFSETS) {
+		free(bs);
+		*err = -ENOSPC;
+		return NULL;
+	}
+	return bs;
+}
+
+void slim_bufset_free(struct slim_bufset *bs)
+{
+	struct slim_buffer *b, *next;
+
+	if (!bs || bs == &slim_bufset_top)
+		return;
+	pthread_mutex_lock(&slots_lock);
+	slots[bs->slot] = NULL;
+	pthread_mutex_unlock(&slots_lock);
+	for (b = bs->head; b; b = next) {
+		next = b->next;
+		slim_rb_destroy(b->rb);
+		pthread_mutex_destroy(&b->read_lock);
+		free(b);
+	}
+	pthread_mutex_destroy(&bs->lock);
+	free(bs);
+}
+
+static void append(struct slim_bufset *bs, struct slim_buffer *b)
+{
+	struct slim_buffer **tail;
+
+	for (tail = &bs->head; *tail; tail = &(*tail)->next)
+		;
+	/* Readers walk the list without the lock. */
+	slim_store_release(tail, b);
+}
+
+/* A free buffer (its thread exited), or a new one; bs->lock held. */
+static struct slim_buffer *take_buffer(struct slim_bufset *bs)
+{
+	struct slim_buffer *b;
 	int zero = 0;
 
-	for (b = buffers; b; b = b->next) {
+	for (b = bs->head; b; b = b->next) {
 		if (!b->retired && __atomic_compare_exchange_n(&b->owned, &zero, 1, 0,
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return b;
@@ -63,187 +143,191 @@ static struct slim_buffer *take_buffer(void)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->rb = slim_rb_create(slim_buffer_pages, slim_buffer_overwrite);
+	b->rb = slim_rb_create(bs->pages, bs->overwrite);
 	if (!b->rb) {
 		free(b);
 		return NULL;
 	}
 	pthread_mutex_init(&b->read_lock, NULL);
 	b->owned = 1;
-	b->cpu = nr_buffers;
-	for (tail = &buffers; *tail; tail = &(*tail)->next)
-		;
-	/* Readers walk the list without the lock. */
-	slim_store_release(tail, b);
-	nr_buffers++;
+	b->cpu = bs->nr_buffers++;
+	append(bs, b);
 	return b;
 }
 
-/* A thread's first event: the one-time cost of joining. */
-static SLIM_COLD struct slim_buffer *claim_buffer(void)
+/* The one-time cost of a thread's first event in a set. */
+SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs)
 {
+	struct slim_thread *t = slim_thread_self;
 	struct slim_buffer *b;
 
 	pthread_once(&key_once, make_key);
-	pthread_mutex_lock(&buffers_lock);
-	b = take_buffer();
-	pthread_mutex_unlock(&buffers_lock);
-	if (!b) {
-		__atomic_fetch_add(&slim_lost_nobuf, 1, __ATOMIC_RELAXED);
-		return NULL;
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			goto lost;
+		slim_thread_self = t;
+		pthread_setspecific(exit_key, t);
 	}
+	pthread_mutex_lock(&bs->lock);
+	b = take_buffer(bs);
+	pthread_mutex_unlock(&bs->lock);
+	if (!b)
+		goto lost;
 	b->tid = (int32_t)gettid();
 	if (prctl(PR_GET_NAME, b->comm) != 0)
 		strcpy(b->comm, "<...>");
 	slim_cmdline_save(b->tid, b->comm);
-	pthread_setspecific(release_key, b);
-	self = b;
+	t->slot[bs->slot].b = b;
+	t->slot[bs->slot].gen = bs->gen;
 	return b;
-}
-
-SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
-				     unsigned int size)
-{
-	struct slim_buffer *b = self;
-	struct slim_trace_entry *ent;
-	struct slim_rb *rb;
-
-	if (slim_unlikely(!SLIM_READ_ONCE(slim_tracing_on)))
-		return NULL;
-	if (slim_unlikely(!b)) {
-		b = claim_buffer();
-		if (!b)
-			return NULL;
-	}
-	/* A record too large for its encoding is lost, and counted. */
-	rb = slim_rcu_dereference(b->rb);
-	ent = slim_rb_reserve(rb, size ? size : UINT_MAX, slim_clock_now());
-	if (slim_unlikely(!ent))
-		return NULL;
-	ent->type = (uint16_t)ev->event.type;
-	ent->flags = 0;
-	ent->preempt_count = 0;
-	ent->pid = b->tid;
-	r->rec = ent;
-	r->ev = ev;
-	r->buffer = b;
-	r->rb = rb;
-	r->len = size;
-	return ent;
-}
-
-static SLIM_COLD int filter_rejects(struct slim_reserve *r)
-{
-	struct slim_filter *f = slim_rcu_dereference(r->ev->filter);
-	struct slim_buffer *b = r->buffer;
-	struct slim_filter_ctx ctx;
-
-	if (!f)
-		return 0;
-	ctx.comm = b->comm;
-	ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
-	return !slim_filter_match(f, r->rec, r->len, &ctx);
-}
-
-SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
-{
-	if (slim_unlikely(SLIM_READ_ONCE(r->ev->flags) & SLIM_EVENT_FL_FILTERED) &&
-	    filter_rejects(r)) {
-		slim_rb_discard(r->rb);
-		return;
-	}
-	slim_rb_commit(r->rb);
+lost:
+	__atomic_fetch_add(&bs->lost_nobuf, 1, __ATOMIC_RELAXED);
+	return NULL;
 }
 
 /*
  * New rings for every buffer (buffer_size_kb, the overwrite option).
- * Writers switch at their next event; the old rings keep their records,
- * readable as buffers of their own, until the trace is cleared.
+ * All are made first, so that a refusal changes nothing.  Writers switch
+ * at their next event; the old rings keep their records, readable as
+ * buffers of their own, until the trace is cleared.
  */
-static int rebuild(unsigned int pages, int overwrite)
+static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 {
-	struct slim_buffer *b, *old_rings = NULL, *o, **tail;
-	struct slim_rb *rb;
-	int ret = 0;
+	struct slim_buffer *b, *old = NULL, *o;
+	struct slim_rb **rings;
+	int i, n, ret = 0;
 
-	pthread_mutex_lock(&buffers_lock);
-	slim_buffer_pages = pages;
-	slim_buffer_overwrite = overwrite;
-	for (b = buffers; b; b = b->next) {
+	pthread_mutex_lock(&bs->lock);
+	n = bs->nr_buffers;
+	rings = calloc(n ? n : 1, sizeof(*rings));
+	for (i = 0, b = bs->head; rings && b; b = b->next) {
 		if (b->retired)
 			continue;
-		rb = slim_rb_create(pages, overwrite);
 		o = calloc(1, sizeof(*o));
-		if (!rb || !o) {
-			slim_rb_destroy(rb);
+		rings[i] = slim_rb_create(pages, overwrite);
+		if (!o || !rings[i]) {
 			free(o);
 			ret = -ENOMEM;
 			break;
 		}
 		o->rb = b->rb;
 		o->retired = 1;
-		o->cpu = nr_buffers++;
 		pthread_mutex_init(&o->read_lock, NULL);
-		o->next = old_rings;
-		old_rings = o;
-		pthread_mutex_lock(&b->read_lock);
-		slim_rcu_assign_pointer(b->rb, rb);
-		pthread_mutex_unlock(&b->read_lock);
+		o->next = old;
+		old = o;
+		i++;
 	}
+	if (!rings || ret) {
+		while (i >= 0 && rings)
+			slim_rb_destroy(rings[i--]);
+		for (; old; old = o) {
+			o = old->next;
+			free(old);
+		}
+		pthread_mutex_unlock(&bs->lock);
+		free(rings);
+		return -ENOMEM;
+	}
+	bs->pages = pages;
+	bs->overwrite = overwrite;
+	for (i = 0, b = bs->head; b; b = b->next) {
+		if (b->retired)
+			continue;
+		slim_buffer_lock(b);
+		slim_rcu_assign_pointer(b->rb, rings[i++]);
+		slim_buffer_unlock(b);
+	}
+	pthread_mutex_unlock(&bs->lock);
+	free(rings);
+
 	/* Writers still in the old rings finish before readers take them. */
 	slim_rcu_synchronize();
-	for (tail = &buffers; *tail; tail = &(*tail)->next)
-		;
-	while (old_rings) {
-		o = old_rings;
-		old_rings = o->next;
+
+	pthread_mutex_lock(&bs->lock);
+	while (old) {
+		o = old;
+		old = o->next;
 		o->next = NULL;
-		slim_store_release(tail, o);
-		tail = &o->next;
+		o->cpu = bs->nr_buffers++;
+		append(bs, o);
 	}
-	pthread_mutex_unlock(&buffers_lock);
-	return ret;
+	pthread_mutex_unlock(&bs->lock);
+	return 0;
 }
 
-int slim_buffers_resize(unsigned int pages)
+int slim_bufset_resize(struct slim_bufset *bs, unsigned int pages)
 {
 	if (pages < 1)
 		return -EINVAL;
-	return rebuild(pages, slim_buffer_overwrite);
+	return rebuild(bs, pages, bs->overwrite);
 }
 
-int slim_buffers_set_overwrite(int overwrite)
+int slim_bufset_set_overwrite(struct slim_bufset *bs, int overwrite)
 {
-	if (!!overwrite == slim_buffer_overwrite)
+	if (!!overwrite == bs->overwrite)
 		return 0;
-	return rebuild(slim_buffer_pages, !!overwrite);
+	return rebuild(bs, bs->pages, !!overwrite);
 }
 
-struct slim_buffer *slim_buffers_first(void)
+/* ---- readers ----------------------------------------------------------- */
+
+int slim_buffer_iter_start(struct slim_buffer *b, struct slim_rb_iter *it)
 {
-	return slim_load_acquire(&buffers);
+	int ret;
+
+	slim_buffer_lock(b);
+	ret = slim_rb_iter_start(slim_buffer_ring(b), it);
+	slim_buffer_unlock(b);
+	return ret;
 }
 
-/* Writing "" to trace: clear every buffer.  Records being written survive. */
-void slim_buffers_reset(void)
+int slim_buffer_peek(struct slim_buffer *b, unsigned int *len, uint64_t *ts)
+{
+	int ret;
+
+	slim_buffer_lock(b);
+	ret = slim_rb_peek(slim_buffer_ring(b), len, ts);
+	slim_buffer_unlock(b);
+	return ret;
+}
+
+int slim_buffer_consume(struct slim_buffer *b, void *rec, unsigned int cap,
+			unsigned int *len, uint64_t *ts)
+{
+	int ret;
+
+	slim_buffer_lock(b);
+	ret = slim_rb_consume(slim_buffer_ring(b), rec, cap, len, ts);
+	slim_buffer_unlock(b);
+	return ret;
+}
+
+void slim_bufset_reset(struct slim_bufset *bs)
 {
 	struct slim_buffer *b;
 
-	for (b = slim_buffers_first(); b; b = slim_load_acquire(&b->next)) {
-		pthread_mutex_lock(&b->read_lock);
-		slim_rb_reset(b->rb);
-		pthread_mutex_unlock(&b->read_lock);
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
+		slim_buffer_lock(b);
+		slim_rb_reset(slim_buffer_ring(b));
+		slim_buffer_unlock(b);
 	}
 }
 
-void slim_buffers_stats(struct slim_rb_stats *sum)
+uint64_t slim_bufset_lost_nobuf(struct slim_bufset *bs)
+{
+	return __atomic_load_n(&bs->lost_nobuf, __ATOMIC_RELAXED);
+}
+
+void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 {
 	struct slim_buffer *b;
 	struct slim_rb_stats st;
+	uint64_t nobuf = slim_bufset_lost_nobuf(bs);
 
 	memset(sum, 0, sizeof(*sum));
-	for (b = slim_buffers_first(); b; b = slim_load_acquire(&b->next)) {
-		slim_rb_stats(b->rb, &st);
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
+		slim_rb_stats(slim_buffer_ring(b), &st);
 		sum->entries += st.entries;
 		sum->written += st.written;
 		sum->lost += st.lost;
@@ -252,16 +336,16 @@ void slim_buffers_stats(struct slim_rb_stats *sum)
 		sum->dropped += st.dropped;
 		sum->pages += st.pages;
 	}
-	sum->lost += __atomic_load_n(&slim_lost_nobuf, __ATOMIC_RELAXED);
-	sum->dropped += __atomic_load_n(&slim_lost_nobuf, __ATOMIC_RELAXED);
+	sum->lost += nobuf;
+	sum->dropped += nobuf;
 }
 
-int slim_buffers_count(void)
+int slim_bufset_count(struct slim_bufset *bs)
 {
-	int n = 0;
 	struct slim_buffer *b;
+	int n = 0;
 
-	for (b = slim_buffers_first(); b; b = slim_load_acquire(&b->next))
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b))
 		n++;
 	return n;
 }

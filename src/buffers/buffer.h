@@ -1,5 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-thread buffers (src/buffer.c) and the saved thread names. */
+/*
+ * Buffer sets (src/buffers/buffer.c): the per-thread buffers of one
+ * instance, the record path's way into them, and the one consumer
+ * protocol every reader uses (walk, lock, read, consume).
+ *
+ * Each instance (the top level included) owns one buffer set.  A thread
+ * that records into a set claims a buffer of its own there at its first
+ * event; it finds it again through a per-thread table indexed by the
+ * set's slot, checked against the set's generation so that a removed
+ * set's slot, reused by a new set, is never mistaken for the old one.
+ */
 #ifndef SLIM_BUFFER_H
 #define SLIM_BUFFER_H
 
@@ -12,29 +22,128 @@
 #pragma GCC visibility push(hidden)
 
 #define SLIM_DEFAULT_BUFFER_KB	1024
+/* Buffer sets alive at once: the top level and up to 255 instances. */
+#define SLIM_MAX_BUFSETS	256
 
 struct slim_buffer {
-	struct slim_rb *rb;
+	struct slim_rb *rb;	/* RCU for the writer; replaced by a resize */
 	int owned;		/* a live thread writes here */
 	int retired;		/* an old ring kept for its records */
 	int cpu;		/* its number: the CPU column, trace.dat's CPU */
 	int32_t tid;		/* the thread writing now, or last */
 	char comm[16];		/* its name when it took the buffer */
 	pthread_mutex_t read_lock;	/* one reader at a time */
-	struct slim_buffer *next;
+	struct slim_buffer *next;	/* published with a release store */
 };
 
-extern int slim_tracing_on;
-extern unsigned int slim_buffer_pages;
-extern int slim_buffer_overwrite;
-extern uint64_t slim_lost_nobuf;
+struct slim_bufset {
+	/* Read by the record path. */
+	int tracing_on;
+	int clock;			/* enum slim_clock_id */
+	unsigned int slot;
+	uint32_t gen;
+	/* The control side. */
+	pthread_mutex_t lock;		/* claims and list changes */
+	struct slim_buffer *head;
+	int nr_buffers;
+	unsigned int pages;		/* for the next ring made */
+	int overwrite;
+	uint64_t lost_nobuf;		/* events lost: no buffer could be had */
+};
 
-struct slim_buffer *slim_buffers_first(void);
-void slim_buffers_stats(struct slim_rb_stats *sum);
-int slim_buffers_count(void);
-/* buffer_size_kb and the overwrite option: 0 or -errno. */
-int slim_buffers_resize(unsigned int pages);
-int slim_buffers_set_overwrite(int overwrite);
+/* The top level's set: slot 0, never removed. */
+extern struct slim_bufset slim_bufset_top;
+
+/* A new set (defaults as the top level's at start-up); NULL: -ENOMEM or no slot. */
+struct slim_bufset *slim_bufset_new(int *err);
+/*
+ * Free a set and its rings.  Nothing may record into it any more: its
+ * targets are gone and a grace period has passed since.
+ */
+void slim_bufset_free(struct slim_bufset *bs);
+
+/* buffer_size_kb and the overwrite option: 0 or -errno; refused = unchanged. */
+int slim_bufset_resize(struct slim_bufset *bs, unsigned int pages);
+int slim_bufset_set_overwrite(struct slim_bufset *bs, int overwrite);
+
+/* ---- the record path --------------------------------------------------- */
+
+struct slim_thread_slot {
+	struct slim_buffer *b;
+	uint32_t gen;
+};
+
+/* A recording thread's buffers, one slot per set. */
+struct slim_thread {
+	struct slim_thread_slot slot[SLIM_MAX_BUFSETS];
+};
+
+extern __thread struct slim_thread *slim_thread_self
+	__attribute__((tls_model("initial-exec")));
+
+/* The first event of this thread in bs; NULL: lost, and counted. */
+SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs);
+
+/* This thread's buffer in bs (inside a read-side section). */
+static inline struct slim_buffer *slim_bufset_buffer(struct slim_bufset *bs)
+{
+	struct slim_thread *t = slim_thread_self;
+
+	if (slim_likely(t != NULL)) {
+		struct slim_thread_slot *s = &t->slot[bs->slot];
+
+		if (slim_likely(s->gen == bs->gen))
+			return s->b;
+	}
+	return slim_bufset_claim(bs);
+}
+
+/* ---- the consumer protocol: every reader of the buffers goes here ------ */
+
+/* Walk a set's buffers; safe while buffers are added. */
+static inline struct slim_buffer *slim_bufset_first(struct slim_bufset *bs)
+{
+	return slim_load_acquire(&bs->head);
+}
+
+static inline struct slim_buffer *slim_buffer_next(struct slim_buffer *b)
+{
+	return slim_load_acquire(&b->next);
+}
+
+/* One reader of a buffer at a time. */
+static inline void slim_buffer_lock(struct slim_buffer *b)
+{
+	pthread_mutex_lock(&b->read_lock);
+}
+
+static inline int slim_buffer_trylock(struct slim_buffer *b)
+{
+	return pthread_mutex_trylock(&b->read_lock) == 0;
+}
+
+static inline void slim_buffer_unlock(struct slim_buffer *b)
+{
+	pthread_mutex_unlock(&b->read_lock);
+}
+
+/* The ring a reader holding the lock reads (a resize swaps it under the lock). */
+static inline struct slim_rb *slim_buffer_ring(struct slim_buffer *b)
+{
+	return slim_load_acquire(&b->rb);
+}
+
+/* The ring functions, each under the buffer's read lock. */
+int slim_buffer_iter_start(struct slim_buffer *b, struct slim_rb_iter *it);
+int slim_buffer_peek(struct slim_buffer *b, unsigned int *len, uint64_t *ts);
+int slim_buffer_consume(struct slim_buffer *b, void *rec, unsigned int cap,
+			unsigned int *len, uint64_t *ts);
+
+void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum);
+int slim_bufset_count(struct slim_bufset *bs);
+/* Clear every buffer (writing to `trace`).  Records being written survive. */
+void slim_bufset_reset(struct slim_bufset *bs);
+uint64_t slim_bufset_lost_nobuf(struct slim_bufset *bs);
 
 /* Thread names by id (the kernel's saved_cmdlines). */
 void slim_cmdline_save(int32_t tid, const char *comm);

@@ -33,7 +33,12 @@
 /* Paired readings per point; the tightest bracket wins. */
 #define CAL_TRIES	16
 
-_Atomic int slim_clock_src = CLOCK_MONOTONIC;
+/* What each clock reads now: "mono" switches to the counter once calibrated. */
+_Atomic int slim_clock_srcs[SLIM_CLOCK_NR] = {
+	[SLIM_CLOCK_MONO]	= CLOCK_MONOTONIC,
+	[SLIM_CLOCK_MONO_RAW]	= CLOCK_MONOTONIC_RAW,
+	[SLIM_CLOCK_TSC]	= SLIM_CLOCK_HAVE_COUNTER ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC,
+};
 
 static const char *const clock_names[SLIM_CLOCK_NR] = {
 	[SLIM_CLOCK_MONO]	= "mono",
@@ -41,7 +46,6 @@ static const char *const clock_names[SLIM_CLOCK_NR] = {
 	[SLIM_CLOCK_TSC]	= "tsc",
 };
 
-static _Atomic int cur_clock = SLIM_CLOCK_MONO;
 static _Atomic int mono_tsc;
 static int counter_ok;		/* written once, inside pthread_once */
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -498,8 +502,7 @@ static void clock_setup(void)
 	atomic_store_explicit(&cal.next_due, wtab[0].tsc_base, memory_order_relaxed);
 	pthread_mutex_unlock(&cal_lock);
 	atomic_store(&mono_tsc, 1);
-	if (atomic_load(&cur_clock) == SLIM_CLOCK_MONO)
-		atomic_store(&slim_clock_src, SLIM_CLOCK_SRC_COUNTER);
+	atomic_store(&slim_clock_srcs[SLIM_CLOCK_MONO], SLIM_CLOCK_SRC_COUNTER);
 }
 
 int slim_clock_init(void)
@@ -516,24 +519,12 @@ __attribute__((constructor)) static void clock_ctor(void)
 
 /* ---- selection --------------------------------------------------------- */
 
-static int src_for(enum slim_clock_id id)
-{
-	switch (id) {
-	case SLIM_CLOCK_MONO:
-		return atomic_load(&mono_tsc) ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC;
-	case SLIM_CLOCK_MONO_RAW:
-		return CLOCK_MONOTONIC_RAW;
-	default:
-		return SLIM_CLOCK_HAVE_COUNTER ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC;
-	}
-}
-
 static int is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-int slim_clock_set(const char *name)
+int slim_clock_lookup(const char *name)
 {
 	size_t len;
 	int id;
@@ -549,29 +540,17 @@ int slim_clock_set(const char *name)
 	for (id = 0; id < SLIM_CLOCK_NR; id++)
 		if (strlen(clock_names[id]) == len &&
 		    memcmp(clock_names[id], name, len) == 0)
-			break;
-	if (id == SLIM_CLOCK_NR)
-		return -EINVAL;
-	pthread_mutex_lock(&sel_lock);
-	atomic_store(&cur_clock, id);
-	atomic_store(&slim_clock_src, src_for(id));
-	pthread_mutex_unlock(&sel_lock);
-	return 0;
+			return id;
+	return -EINVAL;
 }
 
-enum slim_clock_id slim_clock_current(void)
+const char *slim_clock_id_name(enum slim_clock_id id)
 {
-	return (enum slim_clock_id)atomic_load(&cur_clock);
+	return (unsigned int)id < SLIM_CLOCK_NR ? clock_names[id] : "?";
 }
 
-const char *slim_clock_name(void)
+int slim_clock_list(enum slim_clock_id cur, char *buf, size_t len)
 {
-	return clock_names[slim_clock_current()];
-}
-
-int slim_clock_list(char *buf, size_t len)
-{
-	enum slim_clock_id cur = slim_clock_current();
 	size_t pos = 0;
 	int id;
 
@@ -599,9 +578,9 @@ int slim_clock_list(char *buf, size_t len)
 	return (int)pos;
 }
 
-int slim_clock_in_ns(void)
+int slim_clock_in_ns(enum slim_clock_id id)
 {
-	return slim_clock_current() != SLIM_CLOCK_TSC || !SLIM_CLOCK_HAVE_COUNTER;
+	return id != SLIM_CLOCK_TSC || !SLIM_CLOCK_HAVE_COUNTER;
 }
 
 int slim_clock_mono_use_tsc(int on)
@@ -611,8 +590,8 @@ int slim_clock_mono_use_tsc(int on)
 		return -ENODEV;
 	pthread_mutex_lock(&sel_lock);
 	atomic_store(&mono_tsc, !!on);
-	if (atomic_load(&cur_clock) == SLIM_CLOCK_MONO)
-		atomic_store(&slim_clock_src, src_for(SLIM_CLOCK_MONO));
+	atomic_store(&slim_clock_srcs[SLIM_CLOCK_MONO],
+		     on ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC);
 	pthread_mutex_unlock(&sel_lock);
 	return 0;
 }
@@ -622,9 +601,14 @@ int slim_clock_mono_is_tsc(void)
 	return atomic_load(&mono_tsc);
 }
 
-uint64_t slim_clock_to_ns(uint64_t raw)
+int slim_clock_raw_is_cycles(enum slim_clock_id id)
 {
-	if (slim_clock_current() != SLIM_CLOCK_MONO || !atomic_load(&mono_tsc))
+	return atomic_load(&slim_clock_srcs[id]) == SLIM_CLOCK_SRC_COUNTER;
+}
+
+uint64_t slim_clock_to_ns(enum slim_clock_id id, uint64_t raw)
+{
+	if (id != SLIM_CLOCK_MONO || !atomic_load(&mono_tsc))
 		return raw;
 	slim_clock_tick();
 	cal_ready();

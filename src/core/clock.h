@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Trace clocks (internal).  The record path stamps every event with
- * slim_clock_now(), a raw reading of the selected clock; readers turn it
- * into time with slim_clock_to_ns().  docs/clocks.md explains the choices.
+ * slim_clock_now(id), a raw reading of the clock its buffers use (each
+ * instance chooses its own, as trace_clock does in the kernel); readers
+ * turn it into time with slim_clock_to_ns(id, raw).  docs/clocks.md
+ * explains the choices.
  *
  *   mono      CLOCK_MONOTONIC, the kernel's "mono" trace clock.  When the
  *             cycle counter is invariant, events carry raw cycles and the
@@ -47,22 +49,24 @@ struct slim_clock_calib {
 /* Set up (idempotent, also run by a constructor).  Returns 0. */
 int slim_clock_init(void);
 
-/* Select a clock by name; surrounding blanks are ignored.  0 or -EINVAL. */
-int slim_clock_set(const char *name);
-const char *slim_clock_name(void);
-enum slim_clock_id slim_clock_current(void);
+/* A clock by name; surrounding blanks are ignored.  Its id or -EINVAL. */
+int slim_clock_lookup(const char *name);
+const char *slim_clock_id_name(enum slim_clock_id id);
 
 /*
- * "[mono] mono_raw tsc" (no newline) into buf.  Returns the text length,
- * or -ENOSPC when buf is too small (buf then holds "" if len > 0).
+ * "[mono] mono_raw tsc" (no newline, cur in brackets) into buf.  Returns
+ * the text length, or -ENOSPC when buf is too small (buf then holds ""
+ * if len > 0).
  */
-int slim_clock_list(char *buf, size_t len);
+int slim_clock_list(enum slim_clock_id cur, char *buf, size_t len);
 
 /* 1 when slim_clock_to_ns() yields ns, 0 when it yields counter ticks. */
-int slim_clock_in_ns(void);
+int slim_clock_in_ns(enum slim_clock_id id);
 
-/* Read side: a raw stamp of the current clock into its ns (or ticks). */
-uint64_t slim_clock_to_ns(uint64_t raw);
+/* Read side: a raw stamp of clock id into its ns (or ticks). */
+uint64_t slim_clock_to_ns(enum slim_clock_id id, uint64_t raw);
+/* Whether id's raw stamps are counter cycles (converted when read). */
+int slim_clock_raw_is_cycles(enum slim_clock_id id);
 
 /*
  * Whether "mono" reads the cycle counter (calibrated) or clock_gettime().
@@ -101,7 +105,7 @@ uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
 
 /* What slim_clock_now() reads: a POSIX clock id, or this for the counter. */
 #define SLIM_CLOCK_SRC_COUNTER	(-1)
-extern _Atomic int slim_clock_src;
+extern _Atomic int slim_clock_srcs[SLIM_CLOCK_NR];
 
 #if defined(__x86_64__)
 #define SLIM_CLOCK_HAVE_COUNTER 1
@@ -144,9 +148,9 @@ static inline uint64_t slim_clock_gettime_ns(int id)
  * The stamp for an event.  Unordered counter read: it may drift a few ns
  * against neighbouring loads, far below what a trace can resolve.
  */
-static inline uint64_t slim_clock_now(void)
+static inline uint64_t slim_clock_now(enum slim_clock_id id)
 {
-	int src = atomic_load_explicit(&slim_clock_src, memory_order_relaxed);
+	int src = atomic_load_explicit(&slim_clock_srcs[id], memory_order_relaxed);
 
 	if (src == SLIM_CLOCK_SRC_COUNTER)
 		return slim_clock_cycles();

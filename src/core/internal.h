@@ -21,7 +21,6 @@ struct slim_event_entry {
 	const char *name;
 	const struct slim_event_print *print;
 	struct slim_event_funcs funcs;	/* the class's, with any override */
-	int consumers;		/* slim_event_consumer() references */
 	int was_enabled;	/* records of it may be in the buffers */
 };
 
@@ -29,20 +28,38 @@ struct slim_event_entry {
 
 /* With slim_event_mutex held. */
 const struct slim_event_entry *slim_event_entry(const struct slim_event *ev);
-int slim_event_enable_locked(struct slim_event *ev, int enable);
 int slim_max_event_id(void);
 struct slim_event *slim_event_find_locked(const char *system, const char *name);
+/* Records of ev may now be in some buffers. */
+void slim_event_note_recorded(const struct slim_event *ev);
 
-/* Replace ev's filter (NULL: none); mutex held. */
-void slim_filter_set(struct slim_event *ev, struct slim_filter *filter);
+/*
+ * Observers of the registry: told of every event loaded (those loaded
+ * before the observer came included) and of every event about to be
+ * unloaded, with slim_event_mutex held.  An observer must not load or
+ * unload objects, nor start threads that take the mutex and wait.
+ */
+struct slim_event_observer {
+	void (*loaded)(struct slim_event *ev, void *arg);
+	void (*unloading)(struct slim_event *ev, void *arg);
+	/* An unload took events whose records may be in buffers. */
+	void (*records_gone)(void *arg);
+	void *arg;
+	struct slim_event_observer *next;
+};
+void slim_event_observer_add(struct slim_event_observer *o);
+
+/* One loaded object's sections (slim_sections_register() after start-up). */
+void slim_registry_add(const struct slim_event_desc *ev_start,
+		       const struct slim_event_desc *ev_stop,
+		       const struct slim_tracepoint_desc *tp_start,
+		       const struct slim_tracepoint_desc *tp_stop);
+void slim_registry_remove(const struct slim_event_desc *ev_start,
+			  const struct slim_tracepoint_desc *tp_start);
+
 void slim_filter_free_void(void *filter);
 
 void slim_tracepoint_release(struct slim_tracepoint *tp);
-
-/* Called by events.c for every newly loaded event, mutex held. */
-void slim_ctl_event_loaded(struct slim_event *ev);
-/* Called when events that may have records are unloaded. */
-void slim_buffers_reset(void);
 
 #pragma GCC visibility pop
 

@@ -2,46 +2,48 @@
 /*
  * "tracefs, in your process": the control files by path.
  *
- * Each file is a read handler and a write handler; a path names a file
- * at the top (trace, set_event...), of the event tree (events/enable),
- * of a system (events/<sys>/enable|filter) or of an event
- * (events/<sys>/<event>/enable|filter|format|id).  Every call holds
- * slim_event_mutex, the kernel's event_mutex.  A refused write changes
- * nothing and says why in error_log.
- *
- * The environment configures a program at start-up: SLIMTRACE_EVENTS
- * (set_event words) and SLIMTRACE_FILTER (sys:event:expression entries)
- * apply to every event as it loads, including those of shared objects
- * opened later; SLIMTRACE_OUTPUT records to a trace.dat; docs/ctl.md
- * lists the others.
+ * Each file is a read handler and a write handler.  A path names a file
+ * of an instance root (trace, set_event...), of its event tree
+ * (events/enable), of a system (events/<sys>/enable|filter) or of an
+ * event (events/<sys>/<event>/enable|filter|format|id); the top level
+ * is the instance root without a prefix, "instances/NAME/" the root of
+ * a named one.  Every call holds slim_event_mutex, the kernel's
+ * event_mutex.  A refused write changes nothing and says why in the
+ * instance's error_log.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <slimtrace/ctl.h>
 #include <slimtrace/output.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
-#include "ctl/error_log.h"
-#include "filter/event_filter.h"
-#include "record/record.h"
 #include "events/set_event.h"
+#include "record/record.h"
+#include "session/instance.h"
 #include "text/trace_file.h"
+
+/* One read of trace_pipe stops after this much text (the kernel stops by pages). */
+#define PIPE_READ_MAX	(1u << 20)
 
 /* What a path names. */
 struct ctl_target {
+	struct slim_instance *inst;
 	const char *system;		/* events/<sys>/... */
 	struct slim_event *ev;		/* events/<sys>/<ev>/... */
-	const char *file;		/* the last component */
 	const char *path;		/* as given, for error_log */
 };
+
+enum { CTL_TOP_ONLY = 1 };
 
 struct ctl_file {
 	const char *name;
 	int (*read)(struct ctl_target *t, struct slim_seq *s);
 	int (*write)(struct ctl_target *t, const char *text, int append);
+	int flags;
 };
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -62,7 +64,7 @@ static char *stripped(const char *text)
 static int refuse(struct ctl_target *t, int err, const char *msg,
 		  const char *cmd, int pos)
 {
-	slim_error_log(t->path, msg, cmd, pos);
+	slim_error_log(&t->inst->log, t->path, msg, cmd, pos);
 	return err;
 }
 
@@ -88,8 +90,9 @@ static int in_system(const struct slim_event *ev, const char *system)
 /* ---- events: enable ---------------------------------------------------- */
 
 struct enable_state {
+	struct slim_instance *inst;
 	const char *system;
-	int on, off;
+	int on, off, enable, err;
 };
 
 static int count_enabled(struct slim_event *ev, void *arg)
@@ -98,7 +101,7 @@ static int count_enabled(struct slim_event *ev, void *arg)
 
 	if (!in_system(ev, st->system))
 		return 0;
-	if (SLIM_READ_ONCE(ev->flags) & SLIM_EVENT_FL_ENABLED)
+	if (slim_instance_enabled(st->inst, ev))
 		st->on++;
 	else
 		st->off++;
@@ -107,30 +110,24 @@ static int count_enabled(struct slim_event *ev, void *arg)
 
 static int read_enable(struct ctl_target *t, struct slim_seq *s)
 {
-	struct enable_state st = { .system = t->system };
+	struct enable_state st = { .inst = t->inst, .system = t->system };
 
 	if (t->ev)
-		return slim_seq_printf(s, "%d\n",
-			!!(SLIM_READ_ONCE(t->ev->flags) & SLIM_EVENT_FL_ENABLED));
+		return slim_seq_printf(s, "%d\n", slim_instance_enabled(t->inst, t->ev));
 	slim_event_for_each(count_enabled, &st);
 	if (st.on && st.off)
 		return slim_seq_puts(s, "X\n");
 	return slim_seq_printf(s, "%d\n", st.on ? 1 : 0);
 }
 
-struct set_state {
-	const char *system;
-	int enable, err;
-};
-
 static int set_enabled(struct slim_event *ev, void *arg)
 {
-	struct set_state *st = arg;
+	struct enable_state *st = arg;
 	int ret;
 
 	if (!in_system(ev, st->system))
 		return 0;
-	ret = slim_event_enable_locked(ev, st->enable);
+	ret = slim_instance_enable(st->inst, ev, st->enable);
 	if (ret && !st->err)
 		st->err = ret;
 	return 0;
@@ -138,14 +135,14 @@ static int set_enabled(struct slim_event *ev, void *arg)
 
 static int write_enable(struct ctl_target *t, const char *text, int append)
 {
-	struct set_state st = { .system = t->system };
+	struct enable_state st = { .inst = t->inst, .system = t->system };
 
 	(void)append;
 	st.enable = parse_bool(text);
 	if (st.enable < 0)
 		return refuse(t, -EINVAL, "Invalid value: expected 0 or 1", text, 0);
 	if (t->ev)
-		return slim_event_enable_locked(t->ev, st.enable);
+		return slim_instance_enable(t->inst, t->ev, st.enable);
 	slim_event_for_each(set_enabled, &st);
 	return st.err;
 }
@@ -167,16 +164,16 @@ static int read_format(struct ctl_target *t, struct slim_seq *s)
 static int read_filter(struct ctl_target *t, struct slim_seq *s)
 {
 	if (t->ev)
-		return slim_event_filter_print(t->ev, s);
-	return slim_system_filter_print(t->system, s);
+		return slim_event_filter_print(t->inst, t->ev, s);
+	return slim_system_filter_print(t->inst, t->system, s);
 }
 
 static int write_filter(struct ctl_target *t, const char *text, int append)
 {
 	(void)append;
 	if (t->ev)
-		return slim_event_filter_write(t->ev, text);
-	return slim_system_filter_write(t->system, text);
+		return slim_event_filter_write(t->inst, t->ev, text);
+	return slim_system_filter_write(t->inst, t->system, text);
 }
 
 /* ---- available_events, set_event --------------------------------------- */
@@ -187,10 +184,17 @@ static int print_name(struct slim_event *ev, void *arg)
 	return 0;
 }
 
+struct print_enabled {
+	struct slim_instance *inst;
+	struct slim_seq *s;
+};
+
 static int print_enabled(struct slim_event *ev, void *arg)
 {
-	if (SLIM_READ_ONCE(ev->flags) & SLIM_EVENT_FL_ENABLED)
-		print_name(ev, arg);
+	struct print_enabled *p = arg;
+
+	if (slim_instance_enabled(p->inst, ev))
+		print_name(ev, p->s);
 	return 0;
 }
 
@@ -202,8 +206,9 @@ static int read_available(struct ctl_target *t, struct slim_seq *s)
 
 static int read_set_event(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_event_for_each(print_enabled, s);
+	struct print_enabled p = { t->inst, s };
+
+	return slim_event_for_each(print_enabled, &p);
 }
 
 struct match_state {
@@ -220,6 +225,20 @@ static int match_word(struct slim_event *ev, void *arg)
 	return m->matched;
 }
 
+/* The next blank-separated word of *w into word[256]: its length, 0 at the end. */
+static size_t next_word(const char **w, char *word, size_t size)
+{
+	size_t n;
+
+	*w += strspn(*w, " \t\n");
+	n = strcspn(*w, " \t\n");
+	if (n && n < size) {
+		memcpy(word, *w, n);
+		word[n] = '\0';
+	}
+	return n;
+}
+
 /* Every word must name something before anything changes. */
 static int check_set_event(struct ctl_target *t, const char *text)
 {
@@ -227,17 +246,11 @@ static int check_set_event(struct ctl_target *t, const char *text)
 	char word[256];
 	size_t n;
 
-	for (;;) {
+	while ((n = next_word(&w, word, sizeof(word)))) {
 		struct match_state m = { .word = word };
 
-		w += strspn(w, " \t\n");
-		n = strcspn(w, " \t\n");
-		if (!n)
-			return 0;
 		if (n >= sizeof(word))
 			return refuse(t, -EINVAL, "Event name too long", text, w - text);
-		memcpy(word, w, n);
-		word[n] = '\0';
 		if (word[0] == '!')
 			m.word = word + 1;
 		slim_event_for_each(match_word, &m);
@@ -245,11 +258,12 @@ static int check_set_event(struct ctl_target *t, const char *text)
 			return refuse(t, -EINVAL, "No such event or system", text, w - text);
 		w += n;
 	}
+	return 0;
 }
 
 static int write_set_event(struct ctl_target *t, const char *text, int append)
 {
-	struct set_state all_off = { .enable = 0 };
+	struct enable_state all_off = { .inst = t->inst };
 	const char *w = text;
 	char word[256];
 	size_t n;
@@ -259,14 +273,8 @@ static int write_set_event(struct ctl_target *t, const char *text, int append)
 		return ret;
 	if (!append)
 		slim_event_for_each(set_enabled, &all_off);
-	for (;;) {
-		w += strspn(w, " \t\n");
-		n = strcspn(w, " \t\n");
-		if (!n)
-			break;
-		memcpy(word, w, n);
-		word[n] = '\0';
-		ret = slim_set_event_apply(word);
+	while ((n = next_word(&w, word, sizeof(word)))) {
+		ret = slim_instance_set_event(t->inst, word);
 		if (ret && !err)
 			err = ret;
 		w += n;
@@ -278,30 +286,27 @@ static int write_set_event(struct ctl_target *t, const char *text, int append)
 
 static int read_trace(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_trace_print_all(s);
+	return slim_trace_print_all(t->inst, s);
 }
 
 static int write_trace(struct ctl_target *t, const char *text, int append)
 {
-	(void)t;
 	(void)text;
 	/* Like open(O_TRUNC) on the kernel's file: any write clears. */
 	if (!append)
-		slim_buffers_reset();
+		slim_bufset_reset(t->inst->bufs);
 	return 0;
 }
 
 static int read_trace_pipe(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_trace_consume_all(s);
+	slim_trace_consume(t->inst, s, PIPE_READ_MAX);
+	return 0;
 }
 
 static int read_tracing_on(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_seq_printf(s, "%d\n", SLIM_READ_ONCE(slim_tracing_on));
+	return slim_seq_printf(s, "%d\n", SLIM_READ_ONCE(t->inst->bufs->tracing_on));
 }
 
 static int write_tracing_on(struct ctl_target *t, const char *text, int append)
@@ -311,7 +316,7 @@ static int write_tracing_on(struct ctl_target *t, const char *text, int append)
 	(void)append;
 	if (on < 0)
 		return refuse(t, -EINVAL, "Invalid value: expected 0 or 1", text, 0);
-	SLIM_WRITE_ONCE(slim_tracing_on, on);
+	SLIM_WRITE_ONCE(t->inst->bufs->tracing_on, on);
 	return 0;
 }
 
@@ -319,8 +324,7 @@ static int write_tracing_on(struct ctl_target *t, const char *text, int append)
 
 static int read_buffer_size(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_seq_printf(s, "%u\n", SLIM_READ_ONCE(slim_buffer_pages) * 4);
+	return slim_seq_printf(s, "%u\n", SLIM_READ_ONCE(t->inst->bufs->pages) * 4);
 }
 
 static int write_buffer_size(struct ctl_target *t, const char *text, int append)
@@ -337,7 +341,9 @@ static int write_buffer_size(struct ctl_target *t, const char *text, int append)
 	} else if (kb < 4 || kb > 4u << 20) {
 		ret = refuse(t, -EINVAL, "Size out of range (4 KiB to 4 GiB)", text, 0);
 	} else {
-		ret = slim_buffers_resize((unsigned int)((kb + 3) / 4));
+		ret = slim_bufset_resize(t->inst->bufs, (unsigned int)((kb + 3) / 4));
+		if (ret == -ENOMEM)
+			refuse(t, ret, "Cannot allocate buffers of that size", text, 0);
 	}
 	free(v);
 	return ret;
@@ -347,26 +353,25 @@ static int read_trace_clock(struct ctl_target *t, struct slim_seq *s)
 {
 	char buf[256];
 
-	(void)t;
-	slim_clock_list(buf, sizeof(buf));
+	slim_clock_list(t->inst->bufs->clock, buf, sizeof(buf));
 	return slim_seq_printf(s, "%s\n", buf);
 }
 
 static int write_trace_clock(struct ctl_target *t, const char *text, int append)
 {
-	char *v = stripped(text);
-	const char *old = slim_clock_name();
-	int ret;
+	int id = slim_clock_lookup(text);
 
 	(void)append;
-	ret = v ? slim_clock_set(v) : -ENOMEM;
-	if (ret == -EINVAL)
-		refuse(t, ret, "No such clock", text, 0);
+	if (id < 0)
+		return refuse(t, -EINVAL, "No such clock", text, 0);
 	/* As the kernel: stamps of two clocks do not mix in one buffer. */
-	else if (!ret && strcmp(old, slim_clock_name()) != 0)
-		slim_buffers_reset();
-	free(v);
-	return ret;
+	if (id != t->inst->bufs->clock) {
+		SLIM_WRITE_ONCE(t->inst->bufs->clock, id);
+		/* Records stamped with the old clock may still be arriving. */
+		slim_rcu_synchronize();
+		slim_bufset_reset(t->inst->bufs);
+	}
+	return 0;
 }
 
 static const struct {
@@ -378,16 +383,17 @@ static const struct {
 	{ "bin", SLIM_TRACE_OPT_BIN },
 };
 
+#define NR_OPTS	(sizeof(trace_opts) / sizeof(trace_opts[0]))
+
 static int read_trace_options(struct ctl_target *t, struct slim_seq *s)
 {
 	unsigned int i;
 
-	(void)t;
-	for (i = 0; i < sizeof(trace_opts) / sizeof(trace_opts[0]); i++)
+	for (i = 0; i < NR_OPTS; i++)
 		slim_seq_printf(s, "%s%s\n",
-				slim_trace_options & trace_opts[i].bit ? "" : "no",
+				t->inst->trace_options & trace_opts[i].bit ? "" : "no",
 				trace_opts[i].name);
-	return slim_seq_printf(s, "%soverwrite\n", slim_buffer_overwrite ? "" : "no");
+	return slim_seq_printf(s, "%soverwrite\n", t->inst->bufs->overwrite ? "" : "no");
 }
 
 static int write_trace_options(struct ctl_target *t, const char *text, int append)
@@ -404,17 +410,17 @@ static int write_trace_options(struct ctl_target *t, const char *text, int appen
 		on = 0;
 		name += 2;
 	}
-	for (i = 0; i < sizeof(trace_opts) / sizeof(trace_opts[0]); i++) {
+	for (i = 0; i < NR_OPTS; i++) {
 		if (strcmp(name, trace_opts[i].name) == 0)
 			break;
 	}
-	if (i < sizeof(trace_opts) / sizeof(trace_opts[0])) {
+	if (i < NR_OPTS) {
 		if (on)
-			slim_trace_options |= trace_opts[i].bit;
+			t->inst->trace_options |= trace_opts[i].bit;
 		else
-			slim_trace_options &= ~trace_opts[i].bit;
+			t->inst->trace_options &= ~trace_opts[i].bit;
 	} else if (strcmp(name, "overwrite") == 0) {
-		ret = slim_buffers_set_overwrite(on);
+		ret = slim_bufset_set_overwrite(t->inst->bufs, on);
 	} else {
 		ret = refuse(t, -EINVAL, "No such option", text, 0);
 	}
@@ -445,91 +451,96 @@ static int write_record(struct ctl_target *t, const char *text, int append)
 
 static int read_error_log(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_error_log_print(s);
+	return slim_error_log_print(&t->inst->log, s);
 }
 
 static int write_error_log(struct ctl_target *t, const char *text, int append)
 {
-	(void)t;
 	(void)text;
 	if (!append)
-		slim_error_log_clear();
+		slim_error_log_clear(&t->inst->log);
 	return 0;
 }
 
 static int read_header_page(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_printf(s,
-		"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-		"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-		"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-		"\tfield: char data;\toffset:16;\tsize:%u;\tsigned:0;\n",
-		SLIM_RB_DATA_SIZE);
+	return slim_seq_puts(s, slim_record_header_page());
 }
 
 static int read_header_event(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_puts(s,
-		"# compressed entry header\n"
-		"\ttype_len    :    5 bits\n"
-		"\ttime_delta  :   27 bits\n"
-		"\tarray       :   32 bits\n"
-		"\n"
-		"\tpadding     : type == 29\n"
-		"\ttime_extend : type == 30\n"
-		"\ttime_stamp : type == 31\n"
-		"\tdata max type_len  == 28\n");
+	return slim_seq_puts(s, slim_record_header_event());
 }
 
 /* ---- the namespace ----------------------------------------------------- */
 
-static const struct ctl_file top_files[] = {
-	{ "available_events",	read_available,		NULL },
-	{ "set_event",		read_set_event,		write_set_event },
-	{ "trace",		read_trace,		write_trace },
-	{ "trace_pipe",		read_trace_pipe,	NULL },
-	{ "tracing_on",		read_tracing_on,	write_tracing_on },
-	{ "buffer_size_kb",	read_buffer_size,	write_buffer_size },
-	{ "trace_clock",	read_trace_clock,	write_trace_clock },
-	{ "trace_options",	read_trace_options,	write_trace_options },
-	{ "error_log",		read_error_log,		write_error_log },
-	{ "record",		read_record,		write_record },
+static const struct ctl_file root_files[] = {	/* an instance's root */
+	{ "available_events",	read_available,		NULL, 0 },
+	{ "set_event",		read_set_event,		write_set_event, 0 },
+	{ "trace",		read_trace,		write_trace, 0 },
+	{ "trace_pipe",		read_trace_pipe,	NULL, 0 },
+	{ "tracing_on",		read_tracing_on,	write_tracing_on, 0 },
+	{ "buffer_size_kb",	read_buffer_size,	write_buffer_size, 0 },
+	{ "trace_clock",	read_trace_clock,	write_trace_clock, 0 },
+	{ "trace_options",	read_trace_options,	write_trace_options, 0 },
+	{ "error_log",		read_error_log,		write_error_log, 0 },
+	{ "record",		read_record,		write_record,	CTL_TOP_ONLY },
 };
 
 static const struct ctl_file tree_files[] = {	/* events/ */
-	{ "enable",		read_enable,		write_enable },
-	{ "header_page",	read_header_page,	NULL },
-	{ "header_event",	read_header_event,	NULL },
+	{ "enable",		read_enable,		write_enable, 0 },
+	{ "header_page",	read_header_page,	NULL, 0 },
+	{ "header_event",	read_header_event,	NULL, 0 },
 };
 
 static const struct ctl_file system_files[] = {	/* events/<sys>/ */
-	{ "enable",		read_enable,		write_enable },
-	{ "filter",		read_filter,		write_filter },
+	{ "enable",		read_enable,		write_enable, 0 },
+	{ "filter",		read_filter,		write_filter, 0 },
 };
 
 static const struct ctl_file event_files[] = {	/* events/<sys>/<ev>/ */
-	{ "enable",		read_enable,		write_enable },
-	{ "filter",		read_filter,		write_filter },
-	{ "format",		read_format,		NULL },
-	{ "id",			read_id,		NULL },
+	{ "enable",		read_enable,		write_enable, 0 },
+	{ "filter",		read_filter,		write_filter, 0 },
+	{ "format",		read_format,		NULL, 0 },
+	{ "id",			read_id,		NULL, 0 },
 };
 
-static const struct ctl_file *find_file(const struct ctl_file *files, size_t n,
+struct ctl_dir {
+	const struct ctl_file *files;
+	size_t nr;
+};
+
+#define DIR_OF(files)	{ files, sizeof(files) / sizeof(files[0]) }
+
+enum { LVL_ROOT, LVL_TREE, LVL_SYSTEM, LVL_EVENT, LVL_INSTANCES };
+
+static const struct ctl_dir dirs[] = {
+	[LVL_ROOT]	= DIR_OF(root_files),
+	[LVL_TREE]	= DIR_OF(tree_files),
+	[LVL_SYSTEM]	= DIR_OF(system_files),
+	[LVL_EVENT]	= DIR_OF(event_files),
+	[LVL_INSTANCES]	= { NULL, 0 },
+};
+
+static int visible(const struct ctl_target *t, const struct ctl_file *f)
+{
+	return !(f->flags & CTL_TOP_ONLY) || t->inst == &slim_instance_top;
+}
+
+static const struct ctl_file *find_file(const struct ctl_target *t, int level,
 					const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		if (strcmp(files[i].name, name) == 0)
-			return &files[i];
+	for (i = 0; i < dirs[level].nr; i++) {
+		if (strcmp(dirs[level].files[i].name, name) == 0 &&
+		    visible(t, &dirs[level].files[i]))
+			return &dirs[level].files[i];
 	}
 	return NULL;
 }
-
-#define FIND(files, name) find_file(files, sizeof(files) / sizeof(files[0]), name)
 
 struct sys_lookup {
 	const char *name;
@@ -544,33 +555,79 @@ static int system_exists(struct slim_event *ev, void *arg)
 	return l->found;
 }
 
-/* Split the path into its parts; NULL if no such file. */
-static const struct ctl_file *resolve(char *path, struct ctl_target *t)
+/*
+ * Walk a split path: the directory it reaches (its level, the target
+ * filled in) with *rest at the first part that is not a directory, or
+ * -1 if some directory on the way does not exist.
+ */
+static int walk(char **part, int n, int *used, struct ctl_target *t)
 {
-	char *part[4] = { NULL }, *save = NULL, *p;
 	struct sys_lookup l;
+	int i = 0, level = LVL_ROOT;
+
+	t->inst = &slim_instance_top;
+	if (n >= 1 && strcmp(part[0], "instances") == 0) {
+		if (n == 1) {
+			*used = 1;
+			return LVL_INSTANCES;
+		}
+		t->inst = slim_instance_find(part[1]);
+		if (!t->inst) {
+			t->inst = &slim_instance_top;
+			return -1;
+		}
+		i = 2;
+	}
+	if (i < n && strcmp(part[i], "events") == 0) {
+		level = LVL_TREE;
+		i++;
+		if (i < n) {
+			l = (struct sys_lookup){ .name = part[i] };
+			slim_event_for_each(system_exists, &l);
+			if (l.found) {
+				t->system = part[i++];
+				level = LVL_SYSTEM;
+				if (i < n) {
+					t->ev = slim_event_find_locked(t->system, part[i]);
+					if (t->ev) {
+						i++;
+						level = LVL_EVENT;
+					}
+				}
+			}
+		}
+	}
+	*used = i;
+	return level;
+}
+
+#define MAX_PARTS	8
+
+static int split(char *path, char **part)
+{
+	char *save = NULL, *p;
 	int n = 0;
 
 	for (p = strtok_r(path, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
-		if (n == 4)
-			return NULL;
+		if (n == MAX_PARTS)
+			return -1;
 		part[n++] = p;
 	}
-	if (n == 1)
-		return FIND(top_files, part[0]);
-	if (n < 2 || strcmp(part[0], "events") != 0)
+	return n;
+}
+
+/* The file a path names; NULL if none. */
+static const struct ctl_file *resolve(char *path, struct ctl_target *t)
+{
+	char *part[MAX_PARTS];
+	int n = split(path, part), used, level;
+
+	if (n < 1)
 		return NULL;
-	if (n == 2)
-		return FIND(tree_files, part[1]);
-	l = (struct sys_lookup){ .name = part[1] };
-	slim_event_for_each(system_exists, &l);
-	if (!l.found)
+	level = walk(part, n, &used, t);
+	if (level < 0 || used != n - 1)
 		return NULL;
-	t->system = part[1];
-	if (n == 3)
-		return FIND(system_files, part[2]);
-	t->ev = slim_event_find_locked(part[1], part[2]);
-	return t->ev ? FIND(event_files, part[3]) : NULL;
+	return find_file(t, level, part[n - 1]);
 }
 
 static int ctl_write(const char *path, const char *text, int append)
@@ -608,39 +665,44 @@ SLIM_EXPORT int slim_ctl_append(const char *path, const char *text)
 	return ctl_write(path, text, 1);
 }
 
-SLIM_EXPORT char *slim_ctl_read_len(const char *path, size_t *len)
+/* The text a file reads as, into s; 0 or -errno. */
+static int ctl_read(const char *path, struct slim_seq *s)
 {
 	struct ctl_target t = { .path = path };
 	const struct ctl_file *f;
-	struct slim_seq s;
 	char *copy;
 	int err = 0;
 
-	if (!path) {
-		errno = EINVAL;
-		return NULL;
-	}
+	if (!path)
+		return -EINVAL;
 	copy = strdup(path);
-	if (!copy) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	slim_seq_init_dynamic(&s);
+	if (!copy)
+		return -ENOMEM;
 	pthread_mutex_lock(&slim_event_mutex);
 	f = resolve(copy, &t);
 	if (!f || !f->read) {
-		err = f ? EACCES : ENOENT;
-		refuse(&t, -err, f ? "File is write-only" : "No such file", path, 0);
+		err = f ? -EACCES : -ENOENT;
+		refuse(&t, err, f ? "File is write-only" : "No such file", path, 0);
 	} else {
-		f->read(&t, &s);
+		f->read(&t, s);
 	}
 	pthread_mutex_unlock(&slim_event_mutex);
 	free(copy);
-	if (!err && s.overflow)
-		err = ENOMEM;
+	if (!err && s->overflow)
+		err = -ENOMEM;
+	return err;
+}
+
+SLIM_EXPORT char *slim_ctl_read_len(const char *path, size_t *len)
+{
+	struct slim_seq s;
+	int err;
+
+	slim_seq_init_dynamic(&s);
+	err = ctl_read(path, &s);
 	if (err) {
 		slim_seq_free(&s);
-		errno = err;
+		errno = -err;
 		return NULL;
 	}
 	if (len)
@@ -655,91 +717,265 @@ SLIM_EXPORT char *slim_ctl_read(const char *path)
 	return slim_ctl_read_len(path, NULL);
 }
 
-/* ---- start-up from the environment ------------------------------------- */
+/* ---- directories: instances/NAME, and what a directory holds ----------- */
 
-static char *env_events;
-static char *env_filters;
-static int env_read;
-
-static void read_environment(void)
+/* "instances/NAME" (a trailing '/' allowed): NAME, or NULL. */
+static const char *instance_path(const char *path, char *name, size_t size)
 {
-	const char *v;
-
-	env_read = 1;
-	/* Constructors run in no set order: the clock must be ready first. */
-	slim_clock_init();
-	v = getenv("SLIMTRACE_EVENTS");
-	if (v && *v)
-		env_events = strdup(v);
-	v = getenv("SLIMTRACE_FILTER");
-	if (v && *v)
-		env_filters = strdup(v);
-	v = getenv("SLIMTRACE_BUFFER_KB");
-	if (v && *v && (!isdigit((unsigned char)*v) ||
-			slim_buffers_resize((unsigned int)((strtoul(v, NULL, 10) + 3) / 4))))
-		fprintf(stderr, "slimtrace: SLIMTRACE_BUFFER_KB: not a size: '%s'\n", v);
-	v = getenv("SLIMTRACE_CLOCK");
-	if (v && *v && slim_clock_set(v) != 0)
-		fprintf(stderr, "slimtrace: SLIMTRACE_CLOCK: no clock '%s'\n", v);
-	v = getenv("SLIMTRACE_OVERWRITE");
-	if (v && *v)
-		slim_buffers_set_overwrite(strcmp(v, "0") != 0);
-	if (slim_record_env_start() < 0)
-		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: cannot record to '%s'\n",
-			getenv("SLIMTRACE_OUTPUT"));
-}
-
-/* SLIMTRACE_FILTER: "sys:event:EXPR" entries separated by ';'. */
-static void apply_env_filters(struct slim_event *ev)
-{
-	const char *e, *colon1, *colon2;
-	size_t n, len;
-	char spec[256], *expr;
-
-	for (e = env_filters; e && *e; e += n + (e[n] == ';')) {
-		n = strcspn(e, ";");
-		colon1 = memchr(e, ':', n);
-		colon2 = colon1 ? memchr(colon1 + 1, ':', n - (colon1 + 1 - e)) : NULL;
-		if (!colon2 || (size_t)(colon2 - e) >= sizeof(spec)) {
-			fprintf(stderr, "slimtrace: SLIMTRACE_FILTER: expected sys:event:filter in '%.*s'\n",
-				(int)n, e);
-			continue;
-		}
-		len = colon2 - e;
-		memcpy(spec, e, len);
-		spec[len] = '\0';
-		if (!slim_set_event_matches(ev, spec))
-			continue;
-		expr = strndup(colon2 + 1, n - len - 1);
-		if (expr && slim_event_filter_write(ev, expr) != 0)
-			fprintf(stderr, "slimtrace: SLIMTRACE_FILTER: filter '%s' refused for %s:%s (see error_log)\n",
-				expr, slim_event_system(ev), slim_event_name(ev));
-		free(expr);
-	}
-}
-
-/* Called for each event as it loads; mutex held. */
-void slim_ctl_event_loaded(struct slim_event *ev)
-{
-	const char *spec;
-	char word[256];
 	size_t n;
 
-	if (!env_read)
-		read_environment();
-	apply_env_filters(ev);
-	for (spec = env_events; spec && *spec; spec += n) {
-		spec += strspn(spec, ", \t\n");
-		n = strcspn(spec, ", \t\n");
-		if (!n || n >= sizeof(word))
-			continue;
-		memcpy(word, spec, n);
-		word[n] = '\0';
-		if (word[0] == '!') {
-			if (slim_set_event_matches(ev, word + 1))
-				slim_event_enable_locked(ev, 0);
-		} else if (slim_set_event_matches(ev, word)) {
-			slim_event_enable_locked(ev, 1);
-		}
+	if (!path || strncmp(path, "instances/", 10) != 0)
+		return NULL;
+	path += 10;
+	n = strlen(path);
+	if (n && path[n - 1] == '/')
+		n--;
+	if (n >= size)
+		n = size - 1;
+	memcpy(name, path, n);
+	name[n] = '\0';
+	return name;
+}
+
+static int ctl_dir_op(const char *path, int make)
+{
+	char name[SLIM_INSTANCE_NAME_MAX + 2];
+	const char *inst;
+	size_t len;
+	int ret;
+
+	if (!path)
+		return -EINVAL;
+	inst = instance_path(path, name, sizeof(name));
+	if (!inst)
+		return -ENOENT;
+	len = strlen(path) - 10;
+	if (len && path[strlen(path) - 1] == '/')
+		len--;
+	if (len > SLIM_INSTANCE_NAME_MAX)
+		return -EINVAL;
+	pthread_mutex_lock(&slim_event_mutex);
+	ret = make ? slim_instance_create(inst) : slim_instance_remove(inst);
+	pthread_mutex_unlock(&slim_event_mutex);
+	return ret;
+}
+
+SLIM_EXPORT int slim_ctl_mkdir(const char *path)
+{
+	return ctl_dir_op(path, 1);
+}
+
+SLIM_EXPORT int slim_ctl_rmdir(const char *path)
+{
+	return ctl_dir_op(path, 0);
+}
+
+struct list_state {
+	struct slim_seq *s;
+	const char *system;
+	const char *last;
+};
+
+static int list_system(struct slim_event *ev, void *arg)
+{
+	struct list_state *l = arg;
+	const char *sys = slim_event_system(ev);
+	struct sys_lookup seen = { .name = sys };
+	struct slim_event *e;
+	int id;
+
+	/* Once per system: print it at its first event. */
+	for (id = 1; id < ev->event.type && !seen.found; id++) {
+		e = slim_event_by_id(id);
+		if (e)
+			system_exists(e, &seen);
 	}
+	if (!seen.found)
+		slim_seq_printf(l->s, "%s/\n", sys);
+	return 0;
+}
+
+static int list_event(struct slim_event *ev, void *arg)
+{
+	struct list_state *l = arg;
+
+	if (strcmp(slim_event_system(ev), l->system) == 0)
+		slim_seq_printf(l->s, "%s/\n", slim_event_name(ev));
+	return 0;
+}
+
+static int list_instance(struct slim_instance *inst, void *arg)
+{
+	if (inst->name)
+		slim_seq_printf(arg, "%s/\n", inst->name);
+	return 0;
+}
+
+static int ctl_list(const char *path, struct slim_seq *s)
+{
+	struct ctl_target t = { .path = path };
+	struct list_state l = { .s = s };
+	char *part[MAX_PARTS], *copy = strdup(path);
+	int n, used, level, ret = 0;
+	size_t i;
+
+	if (!copy)
+		return -ENOMEM;
+	n = split(copy, part);
+	level = n < 0 ? -1 : walk(part, n, &used, &t);
+	if (level < 0 || used != n) {
+		free(copy);
+		return -ENOENT;
+	}
+	for (i = 0; i < dirs[level].nr; i++) {
+		if (visible(&t, &dirs[level].files[i]))
+			slim_seq_printf(s, "%s\n", dirs[level].files[i].name);
+	}
+	switch (level) {
+	case LVL_ROOT:
+		slim_seq_puts(s, "events/\n");
+		if (t.inst == &slim_instance_top)
+			slim_seq_puts(s, "instances/\n");
+		break;
+	case LVL_TREE:
+		slim_event_for_each(list_system, &l);
+		break;
+	case LVL_SYSTEM:
+		l.system = t.system;
+		slim_event_for_each(list_event, &l);
+		break;
+	case LVL_INSTANCES:
+		slim_instance_for_each(list_instance, s);
+		break;
+	}
+	free(copy);
+	return ret;
+}
+
+SLIM_EXPORT char *slim_ctl_list(const char *path)
+{
+	struct slim_seq s;
+	int err;
+
+	if (!path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	slim_seq_init_dynamic(&s);
+	pthread_mutex_lock(&slim_event_mutex);
+	err = ctl_list(path, &s);
+	pthread_mutex_unlock(&slim_event_mutex);
+	if (!err && s.overflow)
+		err = -ENOMEM;
+	if (err) {
+		slim_seq_free(&s);
+		errno = -err;
+		return NULL;
+	}
+	return s.buf ? s.buf : strdup("");
+}
+
+/* ---- streams: a file opened for reading, trace_pipe as it fills -------- */
+
+struct slim_ctl_stream {
+	struct slim_instance *inst;	/* trace_pipe: kept busy while open */
+	struct slim_seq text;		/* read but not yet returned */
+	unsigned int pos;
+};
+
+SLIM_EXPORT struct slim_ctl_stream *slim_ctl_open(const char *path, int *err)
+{
+	struct ctl_target t = { .path = path };
+	struct slim_ctl_stream *st;
+	const struct ctl_file *f;
+	char *copy;
+	int ret = 0;
+
+	st = calloc(1, sizeof(*st));
+	copy = path ? strdup(path) : NULL;
+	if (!st || !copy) {
+		free(st);
+		free(copy);
+		*err = path ? -ENOMEM : -EINVAL;
+		return NULL;
+	}
+	slim_seq_init_dynamic(&st->text);
+	pthread_mutex_lock(&slim_event_mutex);
+	f = resolve(copy, &t);
+	if (!f || !f->read) {
+		ret = f ? -EACCES : -ENOENT;
+		refuse(&t, ret, f ? "File is write-only" : "No such file", path, 0);
+	} else if (f->read == read_trace_pipe) {
+		st->inst = t.inst;
+		slim_instance_get_busy(t.inst);
+	} else {
+		/* Any other file reads as it is now, as a snapshot. */
+		f->read(&t, &st->text);
+	}
+	pthread_mutex_unlock(&slim_event_mutex);
+	free(copy);
+	if (!ret && st->text.overflow)
+		ret = -ENOMEM;
+	if (ret) {
+		slim_ctl_close(st);
+		*err = ret;
+		return NULL;
+	}
+	*err = 0;
+	return st;
+}
+
+static void refill(struct slim_ctl_stream *st, size_t want)
+{
+	slim_seq_reset(&st->text);
+	st->pos = 0;
+	pthread_mutex_lock(&slim_event_mutex);
+	slim_trace_consume(st->inst, &st->text, want < PIPE_READ_MAX ? want : PIPE_READ_MAX);
+	pthread_mutex_unlock(&slim_event_mutex);
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+SLIM_EXPORT long slim_ctl_stream_read(struct slim_ctl_stream *st, char *buf, size_t len,
+				      int timeout_ms)
+{
+	size_t n;
+	int waited = 0;
+
+	if (!st || (!buf && len))
+		return -EINVAL;
+	while (st->inst && st->pos >= st->text.len) {
+		refill(st, len);
+		if (st->text.overflow)
+			return -ENOMEM;
+		if (st->text.len || waited >= timeout_ms)
+			break;
+		sleep_ms(timeout_ms - waited < 10 ? timeout_ms - waited : 10);
+		waited += 10;
+	}
+	n = st->text.len - st->pos;
+	if (n > len)
+		n = len;
+	if (n)
+		memcpy(buf, st->text.buf + st->pos, n);
+	st->pos += (unsigned int)n;
+	return (long)n;
+}
+
+SLIM_EXPORT void slim_ctl_close(struct slim_ctl_stream *st)
+{
+	if (!st)
+		return;
+	if (st->inst) {
+		pthread_mutex_lock(&slim_event_mutex);
+		slim_instance_put_busy(st->inst);
+		pthread_mutex_unlock(&slim_event_mutex);
+	}
+	slim_seq_free(&st->text);
+	free(st);
 }

@@ -14,18 +14,7 @@
 #include <slimtrace/output.h>
 #include "ctl/error_log.h"
 
-#define NR_ERRORS	16
-
-struct err_entry {
-	uint64_t ns;
-	char *loc, *msg, *cmd;
-	int pos;
-};
-
-static struct err_entry errors[NR_ERRORS];
-static unsigned int nr_errors;	/* ever logged */
-
-static void entry_free(struct err_entry *e)
+static void entry_free(struct slim_error_entry *e)
 {
 	free(e->loc);
 	free(e->msg);
@@ -33,11 +22,15 @@ static void entry_free(struct err_entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-void slim_error_log(const char *loc, const char *msg, const char *cmd, int pos)
+void slim_error_log(struct slim_error_log *log, const char *loc, const char *msg,
+		    const char *cmd, int pos)
 {
-	struct err_entry *e = &errors[nr_errors++ % NR_ERRORS];
+	struct slim_error_entry *e;
 	struct timespec ts;
 
+	if (!log)
+		return;
+	e = &log->e[log->nr++ % SLIM_ERROR_LOG_ENTRIES];
 	entry_free(e);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	e->ns = (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
@@ -47,21 +40,21 @@ void slim_error_log(const char *loc, const char *msg, const char *cmd, int pos)
 	e->pos = pos;
 }
 
-void slim_error_log_clear(void)
+void slim_error_log_clear(struct slim_error_log *log)
 {
 	unsigned int i;
 
-	for (i = 0; i < NR_ERRORS; i++)
-		entry_free(&errors[i]);
-	nr_errors = 0;
+	for (i = 0; i < SLIM_ERROR_LOG_ENTRIES; i++)
+		entry_free(&log->e[i]);
+	log->nr = 0;
 }
 
-int slim_error_log_print(struct slim_seq *s)
+int slim_error_log_print(const struct slim_error_log *log, struct slim_seq *s)
 {
-	unsigned int i = nr_errors > NR_ERRORS ? nr_errors - NR_ERRORS : 0;
+	unsigned int i = log->nr > SLIM_ERROR_LOG_ENTRIES ? log->nr - SLIM_ERROR_LOG_ENTRIES : 0;
 
-	for (; i < nr_errors; i++) {
-		struct err_entry *e = &errors[i % NR_ERRORS];
+	for (; i < log->nr; i++) {
+		const struct slim_error_entry *e = &log->e[i % SLIM_ERROR_LOG_ENTRIES];
 
 		slim_seq_printf(s, "[%5llu.%06llu] %s: error: %s\n  Command: %s\n",
 				(unsigned long long)(e->ns / 1000000000),

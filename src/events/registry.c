@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/internal.h"
-#include "filter/filter.h"
 
 pthread_mutex_t slim_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -27,8 +26,44 @@ static struct object *objects;
 /* Indexed by id; allocated once, never moved, so readers need no lock. */
 static struct slim_event_entry *entries;
 static int max_id;
+static struct slim_event_observer *observers;
 
-static int call_reg(struct slim_event *ev, enum slim_reg type);
+/* Observers hear of every event, those loaded before they came included. */
+void slim_event_observer_add(struct slim_event_observer *o)
+{
+	int id;
+
+	pthread_mutex_lock(&slim_event_mutex);
+	o->next = observers;
+	observers = o;
+	for (id = 1; id <= max_id && o->loaded; id++) {
+		if (entries[id].ev)
+			o->loaded(entries[id].ev, o->arg);
+	}
+	pthread_mutex_unlock(&slim_event_mutex);
+}
+
+static void notify_gone(void)
+{
+	struct slim_event_observer *o;
+
+	for (o = observers; o; o = o->next) {
+		if (o->records_gone)
+			o->records_gone(o->arg);
+	}
+}
+
+static void notify(struct slim_event *ev, int loaded)
+{
+	struct slim_event_observer *o;
+
+	for (o = observers; o; o = o->next) {
+		if (loaded && o->loaded)
+			o->loaded(ev, o->arg);
+		else if (!loaded && o->unloading)
+			o->unloading(ev, o->arg);
+	}
+}
 
 static slim_class_getter desc_getter(const struct slim_event_desc *d)
 {
@@ -81,7 +116,7 @@ static void add_event(const struct slim_event_desc *d)
 	}
 	if (id > max_id)
 		max_id = id;
-	slim_ctl_event_loaded(ev);
+	notify(ev, 1);
 }
 
 static void remove_event(const struct slim_event_desc *d, int *reset)
@@ -93,12 +128,10 @@ static void remove_event(const struct slim_event_desc *d, int *reset)
 	if (id <= 0)
 		return;
 	e = &entries[id];
-	slim_event_enable_locked(ev, 0);
-	if (e->consumers > 0)
-		call_reg(ev, SLIM_REG_PERF_UNREGISTER);
+	/* Instances and consumers let go of it first. */
+	notify(ev, 0);
 	if (e->was_enabled)
 		*reset = 1;
-	slim_filter_set(ev, NULL);
 	slim_tracepoint_release(&ev->tp);
 	memset(e, 0, sizeof(*e));
 	ev->event.type = 0;
@@ -118,10 +151,10 @@ static struct object *find_object(const struct slim_event_desc *ev_start,
 	return NULL;
 }
 
-SLIM_EXPORT void slim_sections_register(const struct slim_event_desc *ev_start,
-					const struct slim_event_desc *ev_stop,
-					const struct slim_tracepoint_desc *tp_start,
-					const struct slim_tracepoint_desc *tp_stop)
+void slim_registry_add(const struct slim_event_desc *ev_start,
+		       const struct slim_event_desc *ev_stop,
+		       const struct slim_tracepoint_desc *tp_start,
+		       const struct slim_tracepoint_desc *tp_stop)
 {
 	const struct slim_event_desc *d;
 	struct object *o;
@@ -145,8 +178,8 @@ out:
 	pthread_mutex_unlock(&slim_event_mutex);
 }
 
-SLIM_EXPORT void slim_sections_unregister(const struct slim_event_desc *ev_start,
-					  const struct slim_tracepoint_desc *tp_start)
+void slim_registry_remove(const struct slim_event_desc *ev_start,
+			  const struct slim_tracepoint_desc *tp_start)
 {
 	const struct slim_tracepoint_desc *t;
 	const struct slim_event_desc *d;
@@ -167,7 +200,7 @@ SLIM_EXPORT void slim_sections_unregister(const struct slim_event_desc *ev_start
 	free(o);
 	/* Like the kernel on module unload: records of gone events go too. */
 	if (reset)
-		slim_buffers_reset();
+		notify_gone();
 out:
 	pthread_mutex_unlock(&slim_event_mutex);
 }
@@ -321,107 +354,6 @@ SLIM_EXPORT int slim_tracepoint_probe_unregister_name(const char *name,
 	return slim_tracepoint_probe_unregister(tp, func, data, SLIM_PROBE_DATA);
 }
 
-SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type)
-{
-	const struct slim_event_class *class = slim_event_class(ev);
-
-	if (!class)
-		return -ENOENT;
-	switch (type) {
-	case SLIM_REG_REGISTER:
-		return slim_tracepoint_probe_register(&ev->tp, class->probe, ev,
-						      SLIM_PROBE_DATA);
-	case SLIM_REG_UNREGISTER:
-		return slim_tracepoint_probe_unregister(&ev->tp, class->probe, ev,
-							SLIM_PROBE_DATA);
-	case SLIM_REG_PERF_REGISTER:
-		if (!class->perf_probe)
-			return -EOPNOTSUPP;
-		return slim_tracepoint_probe_register(&ev->tp, class->perf_probe,
-						      ev, SLIM_PROBE_DATA);
-	case SLIM_REG_PERF_UNREGISTER:
-		if (!class->perf_probe)
-			return -EOPNOTSUPP;
-		return slim_tracepoint_probe_unregister(&ev->tp, class->perf_probe,
-							ev, SLIM_PROBE_DATA);
-	}
-	return -EINVAL;
-}
-
-static int call_reg(struct slim_event *ev, enum slim_reg type)
-{
-	const struct slim_event_class *class = slim_event_class(ev);
-
-	if (!class)
-		return -ENOENT;
-	return class->reg ? class->reg(ev, type) : slim_event_reg(ev, type);
-}
-
-int slim_event_enable_locked(struct slim_event *ev, int enable)
-{
-	struct slim_event_entry *e = (struct slim_event_entry *)slim_event_entry(ev);
-	unsigned int flags;
-	int ret;
-
-	if (!e)
-		return -ENOENT;
-	flags = SLIM_READ_ONCE(ev->flags);
-	if (enable && !(flags & SLIM_EVENT_FL_ENABLED)) {
-		ret = call_reg(ev, SLIM_REG_REGISTER);
-		if (ret)
-			return ret;
-		__atomic_fetch_or(&ev->flags, SLIM_EVENT_FL_ENABLED, __ATOMIC_RELAXED);
-		e->was_enabled = 1;
-	} else if (!enable && (flags & SLIM_EVENT_FL_ENABLED)) {
-		ret = call_reg(ev, SLIM_REG_UNREGISTER);
-		if (ret)
-			return ret;
-		__atomic_fetch_and(&ev->flags, ~SLIM_EVENT_FL_ENABLED, __ATOMIC_RELAXED);
-	}
-	return 0;
-}
-
-SLIM_EXPORT int slim_event_enable(struct slim_event *ev, int enable)
-{
-	int ret;
-
-	pthread_mutex_lock(&slim_event_mutex);
-	ret = slim_event_enable_locked(ev, enable);
-	pthread_mutex_unlock(&slim_event_mutex);
-	return ret;
-}
-
-SLIM_EXPORT int slim_event_consumer(struct slim_event *ev, int attach)
-{
-	struct slim_event_entry *e;
-	int ret = 0;
-
-	pthread_mutex_lock(&slim_event_mutex);
-	e = (struct slim_event_entry *)slim_event_entry(ev);
-	if (!e) {
-		ret = -ENOENT;
-	} else if (attach) {
-		if (e->consumers == 0)
-			ret = call_reg(ev, SLIM_REG_PERF_REGISTER);
-		if (!ret && e->consumers++ == 0)
-			__atomic_fetch_or(&ev->flags, SLIM_EVENT_FL_CONSUMER,
-					  __ATOMIC_RELAXED);
-	} else if (e->consumers == 0) {
-		ret = -ENOENT;
-	} else if (e->consumers == 1) {
-		ret = call_reg(ev, SLIM_REG_PERF_UNREGISTER);
-		if (!ret) {
-			e->consumers = 0;
-			__atomic_fetch_and(&ev->flags, ~SLIM_EVENT_FL_CONSUMER,
-					   __ATOMIC_RELAXED);
-		}
-	} else {
-		e->consumers--;
-	}
-	pthread_mutex_unlock(&slim_event_mutex);
-	return ret;
-}
-
 SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_event *ev)
 {
 	const struct slim_event_entry *e = slim_event_entry(ev);
@@ -429,22 +361,10 @@ SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_ev
 	return e ? &e->funcs : NULL;
 }
 
-/* Publish a new filter (or none) for ev; the old one goes after a grace period. */
-void slim_filter_set(struct slim_event *ev, struct slim_filter *filter)
+void slim_event_note_recorded(const struct slim_event *ev)
 {
-	struct slim_filter *old = ev->filter;
+	struct slim_event_entry *e = (struct slim_event_entry *)slim_event_entry(ev);
 
-	if (filter) {
-		slim_rcu_assign_pointer(ev->filter, filter);
-		__atomic_fetch_or(&ev->flags, SLIM_EVENT_FL_FILTERED, __ATOMIC_RELEASE);
-	} else {
-		__atomic_fetch_and(&ev->flags, ~SLIM_EVENT_FL_FILTERED, __ATOMIC_RELEASE);
-		slim_rcu_assign_pointer(ev->filter, NULL);
-	}
-	slim_rcu_free(old, slim_filter_free_void);
-}
-
-void slim_filter_free_void(void *filter)
-{
-	slim_filter_free(filter);
+	if (e)
+		e->was_enabled = 1;
 }

@@ -4,7 +4,6 @@
  * "*:event", "*:*", a bare word that names an event or a system, "*",
  * and a leading '!' to disable.  Names compare exactly.
  */
-#include <errno.h>
 #include <string.h>
 #include "events/set_event.h"
 
@@ -31,44 +30,4 @@ int slim_set_event_matches(const struct slim_event *ev, const char *spec)
 		return part_matches(spec, n, name) || part_matches(spec, n, system);
 	return part_matches(spec, colon - spec, system) &&
 	       part_matches(colon + 1, n - (colon + 1 - spec), name);
-}
-
-struct apply_arg {
-	const char *spec;
-	int enable;
-	int matched;
-	int err;
-};
-
-static int apply_one(struct slim_event *ev, void *arg)
-{
-	struct apply_arg *a = arg;
-	int ret;
-
-	if (!slim_set_event_matches(ev, a->spec))
-		return 0;
-	a->matched++;
-	ret = slim_event_enable_locked(ev, a->enable);
-	if (ret && !a->err)
-		a->err = ret;
-	return 0;
-}
-
-/* One token, slim_event_mutex held: 0, or -EINVAL when nothing matched. */
-int slim_set_event_apply(const char *token)
-{
-	struct apply_arg a = { .spec = token, .enable = 1 };
-
-	token += strspn(token, " \t");
-	if (*token == '!') {
-		a.enable = 0;
-		token++;
-	}
-	a.spec = token;
-	if (!*token)
-		return 0;
-	slim_event_for_each(apply_one, &a);
-	if (!a.matched)
-		return -EINVAL;
-	return a.err;
 }

@@ -9,8 +9,6 @@
 
 /* Does ev match a set_event word (without its '!')? */
 int slim_set_event_matches(const struct slim_event *ev, const char *spec);
-/* Enable (or with '!', disable) what one word names; mutex held. */
-int slim_set_event_apply(const char *token);
 
 #pragma GCC visibility pop
 

@@ -85,6 +85,8 @@ struct rec_cpu {
 };
 
 struct rec {
+	struct slim_bufset *bufs;	/* the buffers recorded */
+	int clock_id;			/* their clock when recording started */
 	char *path, *part, *name;	/* name: scratch for PATH.cpuN */
 	size_t name_len;		/* strlen(path) */
 	int convert;			/* stamps are cycles: write ns */
@@ -854,13 +856,15 @@ static int lock_buffer(struct slim_buffer *b, enum drain_mode mode)
 {
 	int tries;
 
-	if (mode == DRAIN_ALL)
-		return pthread_mutex_lock(&b->read_lock);
+	if (mode == DRAIN_ALL) {
+		slim_buffer_lock(b);
+		return 0;
+	}
 	if (mode == DRAIN_FULL)
-		return pthread_mutex_trylock(&b->read_lock);
+		return slim_buffer_trylock(b) ? 0 : -EBUSY;
 	/* A reader on another thread lets go soon; one we interrupted never. */
 	for (tries = 0; tries < 100; tries++) {
-		if (!pthread_mutex_trylock(&b->read_lock))
+		if (slim_buffer_trylock(b))
 			return 0;
 		ms_sleep(1);
 	}
@@ -914,9 +918,9 @@ static int drain_cpu(struct rec *r, struct rec_cpu *c, enum drain_mode mode)
 
 	if (lock_buffer(b, mode))
 		return 0;
-	c->rb = b->rb;
+	c->rb = slim_buffer_ring(b);
 	more = read_pages(r, c, c->rb, mode);
-	pthread_mutex_unlock(&b->read_lock);
+	slim_buffer_unlock(b);
 	ret = stage_flush(r, c);
 	if (more < 0)
 		return more;
@@ -933,7 +937,7 @@ static int drain_all(struct rec *r, enum drain_mode mode)
 	r->pass++;
 	do {
 		more = 0;
-		for (b = slim_buffers_first(); b; b = slim_load_acquire(&b->next)) {
+		for (b = slim_bufset_first(r->bufs); b; b = slim_buffer_next(b)) {
 			c = cpu_of(r, b);
 			if (!c)
 				continue;
@@ -985,9 +989,9 @@ static void put_cpustat(struct wbuf *w, struct rec *r, int cpu)
 	}
 }
 
-static void put_nobuf_stat(struct wbuf *w)
+static void put_nobuf_stat(struct wbuf *w, struct rec *r)
 {
-	uint64_t n = __atomic_load_n(&slim_lost_nobuf, __ATOMIC_RELAXED);
+	uint64_t n = slim_bufset_lost_nobuf(r->bufs);
 	size_t at;
 	uint32_t len;
 
@@ -1031,7 +1035,7 @@ static size_t build_tail(struct rec *r, int kind, size_t *index_at)
 	for (i = 0; kind == TAIL_FINAL && i < r->nr_cpus; i++)
 		put_cpustat(&w, r, i);
 	if (kind == TAIL_FINAL)
-		put_nobuf_stat(&w);
+		put_nobuf_stat(&w, r);
 	if (kind == TAIL_RECOVERED)
 		put_option(&w, 2, note, sizeof(note));
 	put_u16(&w, 0);				/* end of options */
@@ -1600,12 +1604,12 @@ static void rec_free(struct rec *r)
 
 static void clock_setup(struct rec *r)
 {
-	const char *name = slim_clock_name();
+	const char *name = slim_clock_id_name(r->clock_id);
 
-	r->convert = slim_clock_current() == SLIM_CLOCK_MONO && slim_clock_mono_is_tsc();
+	r->convert = r->clock_id == SLIM_CLOCK_MONO && slim_clock_raw_is_cycles(r->clock_id);
 #if defined(__x86_64__) || defined(__i386__)
 	/* The kernel's name for the same counter, so that traces line up. */
-	if (slim_clock_current() == SLIM_CLOCK_TSC)
+	if (r->clock_id == SLIM_CLOCK_TSC)
 		name = "x86-tsc";
 #endif
 	snprintf(r->clock, sizeof(r->clock), "[%s]\n", name);
@@ -1650,6 +1654,8 @@ static struct rec *rec_alloc(const char *path)
 	memcpy(r->name, path, len + 1);
 	memcpy(r->part, path, len);
 	memcpy(r->part + len, ".part", 6);
+	r->bufs = &slim_bufset_top;
+	r->clock_id = slim_bufset_top.clock;
 	clock_setup(r);
 	uname_setup(r);
 	return r;

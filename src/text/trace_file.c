@@ -10,9 +10,8 @@
 #include <slimtrace/output.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "session/instance.h"
 #include "text/trace_file.h"
-
-unsigned int slim_trace_options;
 
 /* Per buffer: a private copy, or the live buffer for a consuming read. */
 struct cursor {
@@ -47,28 +46,28 @@ static int generic_bin(struct slim_seq *s, struct slim_seq *p,
 	return slim_print_bin_record(s, rec, len);
 }
 
-static slim_print_fn pick_printer(const struct slim_event_funcs *f)
+static slim_print_fn pick_printer(unsigned int opts, const struct slim_event_funcs *f)
 {
-	if (slim_trace_options & SLIM_TRACE_OPT_BIN)
+	if (opts & SLIM_TRACE_OPT_BIN)
 		return f->binary ? f->binary : generic_bin;
-	if (slim_trace_options & SLIM_TRACE_OPT_HEX)
+	if (opts & SLIM_TRACE_OPT_HEX)
 		return f->hex ? f->hex : generic_hex;
-	if (slim_trace_options & SLIM_TRACE_OPT_RAW)
+	if (opts & SLIM_TRACE_OPT_RAW)
 		return f->raw ? f->raw : generic_raw;
 	return f->trace;
 }
 
-int slim_trace_print_header(struct slim_seq *s)
+int slim_trace_print_header(struct slim_instance *inst, struct slim_seq *s)
 {
 	struct slim_rb_stats st;
 
-	slim_buffers_stats(&st);
+	slim_bufset_stats(inst->bufs, &st);
 	slim_seq_puts(s, "# tracer: nop\n#\n");
 	/* As the kernel: written since the last clear, overwritten included. */
 	slim_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
 			(unsigned long long)st.entries,
 			(unsigned long long)(st.written - st.consumed),
-			slim_buffers_count());
+			slim_bufset_count(inst->bufs));
 	return slim_seq_puts(s,
 		"#\n"
 		"#                                _-----=> irqs-off/BH-disabled\n"
@@ -82,28 +81,28 @@ int slim_trace_print_header(struct slim_seq *s)
 }
 
 /* The line's context: who, where, when; the kernel's default layout. */
-static void print_context(struct slim_seq *s, const struct slim_trace_entry *e,
-			  int cpu, uint64_t ns)
+static void print_context(struct slim_instance *inst, struct slim_seq *s,
+			  const struct slim_trace_entry *e, int cpu, uint64_t ns)
 {
 	char comm[16];
 
-	if (slim_trace_options & (SLIM_TRACE_OPT_RAW | SLIM_TRACE_OPT_HEX |
-				  SLIM_TRACE_OPT_BIN)) {
+	if (inst->trace_options & (SLIM_TRACE_OPT_RAW | SLIM_TRACE_OPT_HEX |
+				   SLIM_TRACE_OPT_BIN)) {
 		slim_seq_printf(s, "%d %d %llu ", e->pid, cpu, (unsigned long long)ns);
 		return;
 	}
 	slim_cmdline_get(e->pid, comm);
 	slim_seq_printf(s, "%16s-%-7d [%03d] ..... ", comm, e->pid, cpu);
 	/* A counter clock (tsc) prints its count, as the kernel's x86-tsc. */
-	if (!slim_clock_in_ns())
+	if (!slim_clock_in_ns(inst->bufs->clock))
 		slim_seq_printf(s, "%llu: ", (unsigned long long)ns);
 	else
 		slim_seq_printf(s, "%5llu.%06llu: ", (unsigned long long)(ns / 1000000000),
 				(unsigned long long)(ns % 1000000000 / 1000));
 }
 
-int slim_trace_print_record(struct slim_seq *s, int cpu, const void *rec,
-			    unsigned int len, uint64_t ts)
+int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int cpu,
+			    const void *rec, unsigned int len, uint64_t ts)
 {
 	const struct slim_trace_entry *e = rec;
 	struct slim_event *ev;
@@ -112,32 +111,30 @@ int slim_trace_print_record(struct slim_seq *s, int cpu, const void *rec,
 
 	if (len < sizeof(*e))
 		return slim_seq_puts(s, "[truncated record]\n");
-	print_context(s, e, cpu, slim_clock_to_ns(ts));
+	print_context(inst, s, e, cpu, slim_clock_to_ns(inst->bufs->clock, ts));
 	ev = slim_event_by_id(e->type);
 	if (!ev)
 		return slim_seq_printf(s, "Unknown type %d\n", e->type);
 	slim_seq_init(&p, scratch, sizeof(scratch));
-	if (!(slim_trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)))
+	if (!(inst->trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)))
 		slim_seq_printf(s, "%s: ", slim_event_name(ev));
-	pick_printer(slim_event_funcs(ev))(s, &p, ev, rec, len);
+	pick_printer(inst->trace_options, slim_event_funcs(ev))(s, &p, ev, rec, len);
 	return slim_seq_putc(s, '\n');
 }
 
 /* The `trace` file: every buffer copied, then merged by time. */
-int slim_trace_print_all(struct slim_seq *s)
+int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s)
 {
-	int i, n = slim_buffers_count();
+	int i, n = slim_bufset_count(inst->bufs);
 	struct cursor *c = calloc(n ? n : 1, sizeof(*c));
 	struct slim_buffer *b;
 
 	if (!c)
 		return -1;
-	slim_trace_print_header(s);
-	for (i = 0, b = slim_buffers_first(); b && i < n; b = b->next, i++) {
+	slim_trace_print_header(inst, s);
+	for (i = 0, b = slim_bufset_first(inst->bufs); b && i < n; b = slim_buffer_next(b), i++) {
 		c[i].b = b;
-		pthread_mutex_lock(&b->read_lock);
-		c[i].more = slim_rb_iter_start(b->rb, &c[i].it) == 0;
-		pthread_mutex_unlock(&b->read_lock);
+		c[i].more = slim_buffer_iter_start(b, &c[i].it) == 0;
 		if (c[i].more)
 			c[i].more = slim_rb_iter_next(&c[i].it, &c[i].rec,
 						      &c[i].len, &c[i].ts) == 1;
@@ -151,7 +148,7 @@ int slim_trace_print_all(struct slim_seq *s)
 		}
 		if (min < 0)
 			break;
-		slim_trace_print_record(s, c[min].b->cpu, c[min].rec, c[min].len,
+		slim_trace_print_record(inst, s, c[min].b->cpu, c[min].rec, c[min].len,
 					c[min].ts);
 		c[min].more = slim_rb_iter_next(&c[min].it, &c[min].rec,
 						&c[min].len, &c[min].ts) == 1;
@@ -164,31 +161,29 @@ int slim_trace_print_all(struct slim_seq *s)
 	return 0;
 }
 
-/* `trace_pipe`: consume what is there, oldest first across buffers. */
-int slim_trace_consume_all(struct slim_seq *s)
+long slim_trace_consume(struct slim_instance *inst, struct slim_seq *s, size_t max)
 {
 	uint64_t rec[SLIM_RB_PAGE_SIZE / 8];	/* records hold u64 fields */
 	struct slim_buffer *b, *best;
 	unsigned int len;
 	uint64_t ts, best_ts;
+	long n = 0;
 
-	for (;;) {
+	while (!max || s->len < max) {
 		best = NULL;
 		best_ts = 0;
-		for (b = slim_buffers_first(); b; b = b->next) {
-			pthread_mutex_lock(&b->read_lock);
-			if (slim_rb_peek(b->rb, &len, &ts) == 1 &&
-			    (!best || ts < best_ts)) {
+		for (b = slim_bufset_first(inst->bufs); b; b = slim_buffer_next(b)) {
+			if (slim_buffer_peek(b, &len, &ts) == 1 && (!best || ts < best_ts)) {
 				best = b;
 				best_ts = ts;
 			}
-			pthread_mutex_unlock(&b->read_lock);
 		}
 		if (!best)
-			return 0;
-		pthread_mutex_lock(&best->read_lock);
-		if (slim_rb_consume(best->rb, rec, sizeof(rec), &len, &ts) == 1)
-			slim_trace_print_record(s, best->cpu, rec, len, ts);
-		pthread_mutex_unlock(&best->read_lock);
+			break;
+		if (slim_buffer_consume(best, rec, sizeof(rec), &len, &ts) == 1) {
+			slim_trace_print_record(inst, s, best->cpu, rec, len, ts);
+			n++;
+		}
 	}
+	return n;
 }

@@ -55,12 +55,12 @@ static void sys_probe(long nr, const long *args, void *data)
 
 		if (m->nr != nr || !__atomic_load_n(&m->enabled, __ATOMIC_RELAXED))
 			continue;
-		rec = slim_event_reserve(&r, m->ev, m->fields.size);
-		if (!rec)
-			return;
-		rec->nr = (int)nr;
-		memcpy(rec->args, args, (m->fields.nr_fields - 1) * sizeof(long));
-		slim_event_commit(&r);
+		/* Once per instance that has the event enabled. */
+		for (rec = slim_event_reserve(&r, m->ev, m->fields.size); rec;
+		     rec = slim_event_commit_next(&r)) {
+			rec->nr = (int)nr;
+			memcpy(rec->args, args, (m->fields.nr_fields - 1) * sizeof(long));
+		}
 	}
 }
 

@@ -2,11 +2,12 @@
 /*
  * Stage 7: the class's probe, __slim_probe_<class>(args..., event).
  *
- * It sizes the dynamic fields (stage 6), reserves a record in this
- * thread's buffer, stores each dynamic field's __data_loc word, runs
- * TP_fast_assign on the record and commits; slim_event_commit() runs the
- * event's filter first when it has one.  One probe serves every event of
- * the class: the event arrives as the probe's data (seed patch 3).
+ * It sizes the dynamic fields (stage 6), then for each target of the
+ * event (each instance where it is enabled, each consumer) reserves a
+ * record, stores each dynamic field's __data_loc word, runs
+ * TP_fast_assign on the record and commits; the commit runs that
+ * target's filter first when it has one.  One probe serves every event
+ * of the class: the event arrives as the probe's data (seed patch 3).
  */
 #define DECLARE_TRACE(name, proto, args)		__SLIM_END
 #define DECLARE_TRACE_NOARGS(name)			__SLIM_END
@@ -43,12 +44,12 @@
 		struct slim_entry_##name *__entry;			\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
-		__entry = (struct slim_entry_##name *)			\
-			slim_event_reserve(&__r, __ev, __size);		\
-		if (!__entry)						\
-			return;						\
-		tstruct							\
-		{ assign; }						\
-		slim_event_commit(&__r);				\
+		for (__entry = (struct slim_entry_##name *)		\
+			slim_event_reserve(&__r, __ev, __size); __entry; \
+		     __entry = (struct slim_entry_##name *)		\
+			slim_event_commit_next(&__r)) {			\
+			tstruct						\
+			{ assign; }					\
+		}							\
 	}								\
 	__SLIM_END

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record path: for each target of an event, reserve room, let the
+ * probe fill the record, run the target's filter, then publish (a
+ * buffer target) or deliver (a callback).  Called from class probes,
+ * inside the tracepoint's RCU read-side section.
+ *
+ * A callback's record is built in a per-thread scratch page, mapped at
+ * the thread's first delivery and unmapped when it exits; mmap(2) is
+ * async-signal-safe, so a first delivery inside a signal handler works
+ * too.  A signal handler that fires while the scratch is in use makes
+ * its delivery lost (counted), as a nested event in a ring is.
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include "buffers/buffer.h"
+#include "core/clock.h"
+#include "events/target.h"
+#include "filter/filter.h"
+
+#define SCRATCH_SIZE	(2 * SLIM_RB_PAGE_SIZE)
+
+struct scratch {
+	int busy;
+	int32_t tid;
+	char comm[16];
+	uint64_t rec[SLIM_RB_MAX_PAYLOAD / 8 + 1];
+};
+
+static __thread struct scratch *scratch
+	__attribute__((tls_model("initial-exec")));
+static pthread_key_t scratch_key;
+static pthread_once_t scratch_once = PTHREAD_ONCE_INIT;
+
+static void scratch_free(void *p)
+{
+	scratch = NULL;
+	munmap(p, SCRATCH_SIZE);
+}
+
+/* A forked child's thread is another thread, with the parent's scratch. */
+static void scratch_after_fork(void)
+{
+	if (scratch)
+		scratch->tid = (int32_t)gettid();
+}
+
+static void scratch_key_init(void)
+{
+	pthread_key_create(&scratch_key, scratch_free);
+	pthread_atfork(NULL, NULL, scratch_after_fork);
+}
+
+static SLIM_COLD struct scratch *scratch_get(void)
+{
+	struct scratch *s;
+
+	_Static_assert(sizeof(struct scratch) <= SCRATCH_SIZE, "scratch too small");
+	s = mmap(NULL, SCRATCH_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED)
+		return NULL;
+	s->tid = (int32_t)gettid();
+	if (prctl(PR_GET_NAME, s->comm) != 0)
+		strcpy(s->comm, "<...>");
+	pthread_once(&scratch_once, scratch_key_init);
+	pthread_setspecific(scratch_key, s);
+	scratch = s;
+	return s;
+}
+
+static void fill_header(struct slim_trace_entry *ent, const struct slim_event *ev,
+			int32_t pid)
+{
+	ent->type = (uint16_t)ev->event.type;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = pid;
+}
+
+static inline __attribute__((always_inline)) void *
+reserve_buffers(struct slim_reserve *r, struct slim_target *t)
+{
+	struct slim_bufset *bs = t->bufs;
+	struct slim_trace_entry *ent;
+	struct slim_buffer *b;
+	struct slim_rb *rb;
+
+	if (slim_unlikely(!SLIM_READ_ONCE(bs->tracing_on)))
+		return NULL;
+	b = slim_bufset_buffer(bs);
+	if (slim_unlikely(!b))
+		return NULL;
+	rb = slim_rcu_dereference(b->rb);
+	/* A record too large for its encoding is lost, and counted. */
+	ent = slim_rb_reserve(rb, r->len ? r->len : UINT_MAX, slim_clock_now(bs->clock));
+	if (slim_unlikely(!ent))
+		return NULL;
+	fill_header(ent, r->ev, b->tid);
+	r->buffer = b;
+	r->rb = rb;
+	return ent;
+}
+
+static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_target *t)
+{
+	struct scratch *s = scratch;
+
+	__atomic_fetch_add(&t->hits, 1, __ATOMIC_RELAXED);
+	if (!s)
+		s = scratch_get();
+	if (!s || s->busy || !r->len || r->len > SLIM_RB_MAX_PAYLOAD) {
+		__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	s->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	r->ts = slim_clock_now(SLIM_CLOCK_MONO);
+	r->buffer = NULL;
+	r->rb = s;
+	fill_header((struct slim_trace_entry *)s->rec, r->ev, s->tid);
+	return s->rec;
+}
+
+/* Room in the next target that takes the record, or NULL. */
+static inline __attribute__((always_inline)) void *reserve_next(struct slim_reserve *r)
+{
+	const struct slim_targets *ts = r->targets;
+
+	while (r->next < r->end) {
+		struct slim_target *t = ts->t[r->next++];
+		void *rec;
+
+		if (slim_likely(!(SLIM_READ_ONCE(t->flags) & (SLIM_TARGET_FL_SOFT_DISABLED |
+							       SLIM_TARGET_FL_CALLBACK))))
+			rec = reserve_buffers(r, t);
+		else if (SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED)
+			continue;
+		else
+			rec = reserve_callback(r, t);
+		if (rec) {
+			r->target = t;
+			r->rec = rec;
+			return rec;
+		}
+	}
+	return NULL;
+}
+
+static inline __attribute__((always_inline)) void *
+reserve_range(struct slim_reserve *r, struct slim_event *ev, unsigned int size,
+	      int consumers_only)
+{
+	const struct slim_targets *ts = slim_rcu_dereference(ev->targets);
+
+	if (slim_unlikely(!ts))
+		return NULL;
+	r->ev = ev;
+	r->targets = ts;
+	r->len = size;
+	r->next = consumers_only ? ts->nr_buffers : 0;
+	r->end = consumers_only ? ts->nr : ts->probe_end;
+	return reserve_next(r);
+}
+
+SLIM_EXPORT void *slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
+				     unsigned int size)
+{
+	return reserve_range(r, ev, size, 0);
+}
+
+SLIM_EXPORT void *slim_consumer_reserve(struct slim_reserve *r, struct slim_event *ev,
+					unsigned int size)
+{
+	return reserve_range(r, ev, size, 1);
+}
+
+static SLIM_COLD int filter_rejects(struct slim_reserve *r, struct slim_target *t)
+{
+	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	struct slim_buffer *b = r->buffer;
+	struct slim_filter_ctx ctx;
+
+	if (!f)
+		return 0;
+	ctx.comm = b ? b->comm : ((struct scratch *)r->rb)->comm;
+	ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
+	return !slim_filter_match(f, r->rec, r->len, &ctx);
+}
+
+static SLIM_COLD void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
+{
+	struct scratch *s = r->rb;
+
+	if (pass) {
+		__atomic_fetch_add(&t->passed, 1, __ATOMIC_RELEASE);
+		t->fn(r->ev, r->rec, r->len, slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts), t->data);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->busy = 0;
+}
+
+static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)
+{
+	struct slim_target *t = r->target;
+	int reject = slim_unlikely(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_FILTERED) &&
+		     filter_rejects(r, t);
+
+	if (slim_unlikely(!r->buffer)) {
+		deliver(r, t, !reject);
+		return;
+	}
+	if (reject)
+		slim_rb_discard(r->rb);
+	else
+		slim_rb_commit(r->rb);
+}
+
+SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
+{
+	commit(r);
+}
+
+/* The targets after the first: the uncommon case, out of the way. */
+static SLIM_COLD __attribute__((noinline)) void *reserve_more(struct slim_reserve *r)
+{
+	return reserve_next(r);
+}
+
+SLIM_EXPORT void *slim_event_commit_next(struct slim_reserve *r)
+{
+	commit(r);
+	if (slim_likely(r->next >= r->end))
+		return NULL;
+	return reserve_more(r);
+}

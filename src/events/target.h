@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Targets: where an event's records go (src/events/enable.c, emit.c).
+ *
+ * An instance's event file and a consumer each embed one target; the
+ * event holds an RCU-published array of the targets it currently feeds.
+ * The class's reg() is called when the first target of a kind appears
+ * and when the last goes (REGISTER for buffers, PERF_REGISTER for
+ * callbacks), so the tracepoint carries at most one probe per path
+ * however many instances and consumers take the event.
+ */
+#ifndef SLIM_EVENTS_TARGET_H
+#define SLIM_EVENTS_TARGET_H
+
+#include <stdint.h>
+#include <slimtrace/event.h>
+
+#pragma GCC visibility push(hidden)
+
+struct slim_bufset;
+struct slim_filter;
+
+enum slim_target_kind {
+	SLIM_TARGET_BUFFERS,	/* an instance's buffers: the ftrace-like path */
+	SLIM_TARGET_CALLBACK,	/* a consumer callback: the perf-like path */
+};
+
+/* Target flags: written by the control side, read by the record path. */
+enum {
+	SLIM_TARGET_FL_FILTERED		= 1 << 0,	/* has a filter to run */
+	SLIM_TARGET_FL_SOFT_DISABLED	= 1 << 1,	/* attached, but records nothing */
+	SLIM_TARGET_FL_CALLBACK		= 1 << 2,	/* kind SLIM_TARGET_CALLBACK: one test */
+};
+
+/* What a consumer callback receives; see <slimtrace/consumer.h>. */
+typedef void (*slim_target_fn)(const struct slim_event *ev, const void *rec,
+			       unsigned int len, uint64_t ts_ns, void *data);
+
+struct slim_target {
+	unsigned int kind;
+	unsigned int flags;
+	struct slim_filter *filter;	/* RCU */
+	struct slim_bufset *bufs;	/* SLIM_TARGET_BUFFERS */
+	slim_target_fn fn;		/* SLIM_TARGET_CALLBACK */
+	void *data;
+	/* Callbacks: exact counts (atomic). */
+	uint64_t hits;			/* records made for it */
+	uint64_t passed;		/* of them, passed its filter: delivered */
+	uint64_t lost;			/* no room to build the record */
+};
+
+/* The array an event's record path walks: buffer targets first. */
+struct slim_targets {
+	unsigned int nr;
+	unsigned int nr_buffers;	/* [0, nr_buffers): SLIM_TARGET_BUFFERS */
+	unsigned int probe_end;		/* what the class probe serves */
+	struct slim_target *t[];
+};
+
+/*
+ * Add or remove a target of ev; slim_event_mutex held.  The first of a
+ * kind calls the class's reg(); if that fails, nothing changed.  After
+ * a removal, readers may see t until a grace period has passed.
+ */
+int slim_event_target_add(struct slim_event *ev, struct slim_target *t);
+int slim_event_target_del(struct slim_event *ev, struct slim_target *t);
+int slim_event_has_target(const struct slim_event *ev, const struct slim_target *t);
+
+/* Replace t's filter (NULL: none); the old one goes after a grace period. */
+void slim_target_set_filter(struct slim_target *t, struct slim_filter *f);
+
+#pragma GCC visibility pop
+
+#endif
