@@ -14,15 +14,23 @@
  * guards the table of live sets that exiting threads check their slots
  * against.  Neither is ever held across an RCU grace period, because a
  * thread claiming its buffer does so inside its read-side section.
+ *
+ * A thread's first event may come from a signal handler, so the claim
+ * is async-signal-safe: its memory comes from mmap(2), and a handler
+ * that interrupted its own thread inside a section holding bs->lock
+ * (where waiting for the lock would never end) counts the event lost
+ * instead of claiming.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "core/fork.h"
 
 __thread struct slim_thread *slim_thread_self
 	__attribute__((tls_model("initial-exec")));
@@ -33,6 +41,7 @@ struct slim_bufset slim_bufset_top = {
 	.slot = 0,
 	.gen = 1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
 	.pages = SLIM_DEFAULT_BUFFER_KB / 4,
 	.overwrite = 1,
 };
@@ -43,7 +52,52 @@ static struct slim_bufset *slots[SLIM_MAX_BUFSETS] = { &slim_bufset_top };
 static uint32_t next_gen = 2;
 
 static pthread_key_t exit_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* Inside a section holding a set's lock: a signal handler must not claim. */
+static __thread int in_locked
+	__attribute__((tls_model("initial-exec")));
+
+static void set_lock(struct slim_bufset *bs)
+{
+	in_locked++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&bs->lock);
+}
+
+static void set_unlock(struct slim_bufset *bs)
+{
+	pthread_mutex_unlock(&bs->lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	in_locked--;
+}
+
+/* Writers first: a steady reader of `trace` must not keep fork() waiting. */
+static void gate_init(pthread_rwlock_t *gate)
+{
+	pthread_rwlockattr_t a;
+
+	pthread_rwlockattr_init(&a);
+	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(gate, &a);
+	pthread_rwlockattr_destroy(&a);
+}
+
+static void *map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define BUFFER_MAP	((sizeof(struct slim_buffer) + 4095) & ~(size_t)4095)
+#define THREAD_MAP	((sizeof(struct slim_thread) + 4095) & ~(size_t)4095)
+
+static void buffer_free(struct slim_buffer *b)
+{
+	slim_rb_destroy(b->rb);
+	pthread_mutex_destroy(&b->read_lock);
+	munmap(b, BUFFER_MAP);
+}
 
 /* A thread exits: its buffers in every live set are free for the next. */
 static void thread_exit(void *arg)
@@ -60,12 +114,75 @@ static void thread_exit(void *arg)
 			slim_store_release(&s->b->owned, 0);
 	}
 	pthread_mutex_unlock(&slots_lock);
-	free(t);
+	munmap(t, THREAD_MAP);
 }
 
-static void make_key(void)
+/* ---- fork: every set's lock and every buffer's read lock --------------- */
+
+static void fork_lock(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&slots_lock);
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		if (!slots[i])
+			continue;
+		pthread_mutex_lock(&slots[i]->lock);
+		pthread_rwlock_wrlock(&slots[i]->gate);
+	}
+}
+
+static void fork_unlock(void)
+{
+	unsigned int i;
+
+	for (i = SLIM_MAX_BUFSETS; i-- > 0;) {
+		if (!slots[i])
+			continue;
+		pthread_rwlock_unlock(&slots[i]->gate);
+		pthread_mutex_unlock(&slots[i]->lock);
+	}
+	pthread_mutex_unlock(&slots_lock);
+}
+
+/* The child's one thread keeps its buffers; the others' are free for new threads. */
+static void fork_child(void)
+{
+	struct slim_thread *t = slim_thread_self;
+	struct slim_buffer *b;
+	unsigned int i;
+
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		for (b = slots[i] ? slots[i]->head : NULL; b; b = b->next) {
+			if (!t || t->slot[i].b != b || t->slot[i].gen != slots[i]->gen)
+				b->owned = 0;
+			else
+				b->tid = (int32_t)gettid();
+		}
+	}
+	/*
+	 * Not unlocked: a gate that had readers waiting in the parent may hand
+	 * itself to them on unlock, and they are not here.  The child's one
+	 * thread owns every lock: start the gates afresh.
+	 */
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		if (!slots[i])
+			continue;
+		gate_init(&slots[i]->gate);
+		pthread_mutex_unlock(&slots[i]->lock);
+	}
+	pthread_mutex_unlock(&slots_lock);
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_BUFFERS, fork_lock, fork_unlock, fork_child, NULL
+};
+
+/* Before any thread records: the claim must not create keys in a signal handler. */
+__attribute__((constructor(101))) static void buffers_init(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
+	slim_fork_hook_add(&fork_hook);
 }
 
 struct slim_bufset *slim_bufset_new(int *err)
@@ -78,6 +195,7 @@ struct slim_bufset *slim_bufset_new(int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&bs->lock, NULL);
+	gate_init(&bs->gate);
 	bs->tracing_on = 1;
 	bs->clock = SLIM_CLOCK_MONO;
 	bs->pages = SLIM_DEFAULT_BUFFER_KB / 4;
@@ -110,11 +228,10 @@ void slim_bufset_free(struct slim_bufset *bs)
 	pthread_mutex_unlock(&slots_lock);
 	for (b = bs->head; b; b = next) {
 		next = b->next;
-		slim_rb_destroy(b->rb);
-		pthread_mutex_destroy(&b->read_lock);
-		free(b);
+		buffer_free(b);
 	}
 	pthread_mutex_destroy(&bs->lock);
+	pthread_rwlock_destroy(&bs->gate);
 	free(bs);
 }
 
@@ -140,15 +257,16 @@ static struct slim_buffer *take_buffer(struct slim_bufset *bs)
 			return b;
 		zero = 0;
 	}
-	b = calloc(1, sizeof(*b));
+	b = map(BUFFER_MAP);
 	if (!b)
 		return NULL;
 	b->rb = slim_rb_create(bs->pages, bs->overwrite);
 	if (!b->rb) {
-		free(b);
+		munmap(b, BUFFER_MAP);
 		return NULL;
 	}
 	pthread_mutex_init(&b->read_lock, NULL);
+	b->gate = &bs->gate;
 	b->owned = 1;
 	b->cpu = bs->nr_buffers++;
 	append(bs, b);
@@ -161,17 +279,19 @@ SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs)
 	struct slim_thread *t = slim_thread_self;
 	struct slim_buffer *b;
 
-	pthread_once(&key_once, make_key);
+	/* A signal handler that interrupted this thread holding bs->lock. */
+	if (in_locked)
+		goto lost;
 	if (!t) {
-		t = calloc(1, sizeof(*t));
+		t = map(THREAD_MAP);
 		if (!t)
 			goto lost;
 		slim_thread_self = t;
 		pthread_setspecific(exit_key, t);
 	}
-	pthread_mutex_lock(&bs->lock);
+	set_lock(bs);
 	b = take_buffer(bs);
-	pthread_mutex_unlock(&bs->lock);
+	set_unlock(bs);
 	if (!b)
 		goto lost;
 	b->tid = (int32_t)gettid();
@@ -198,22 +318,24 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 	struct slim_rb **rings;
 	int i, n, ret = 0;
 
-	pthread_mutex_lock(&bs->lock);
+	set_lock(bs);
 	n = bs->nr_buffers;
 	rings = calloc(n ? n : 1, sizeof(*rings));
 	for (i = 0, b = bs->head; rings && b; b = b->next) {
 		if (b->retired)
 			continue;
-		o = calloc(1, sizeof(*o));
+		o = map(BUFFER_MAP);
 		rings[i] = slim_rb_create(pages, overwrite);
 		if (!o || !rings[i]) {
-			free(o);
+			if (o)
+				munmap(o, BUFFER_MAP);
 			ret = -ENOMEM;
 			break;
 		}
 		o->rb = b->rb;
 		o->retired = 1;
 		pthread_mutex_init(&o->read_lock, NULL);
+		o->gate = &bs->gate;
 		o->next = old;
 		old = o;
 		i++;
@@ -223,9 +345,9 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 			slim_rb_destroy(rings[i--]);
 		for (; old; old = o) {
 			o = old->next;
-			free(old);
+			munmap(old, BUFFER_MAP);
 		}
-		pthread_mutex_unlock(&bs->lock);
+		set_unlock(bs);
 		free(rings);
 		return -ENOMEM;
 	}
@@ -238,13 +360,13 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 		slim_rcu_assign_pointer(b->rb, rings[i++]);
 		slim_buffer_unlock(b);
 	}
-	pthread_mutex_unlock(&bs->lock);
+	set_unlock(bs);
 	free(rings);
 
 	/* Writers still in the old rings finish before readers take them. */
 	slim_rcu_synchronize();
 
-	pthread_mutex_lock(&bs->lock);
+	set_lock(bs);
 	while (old) {
 		o = old;
 		old = o->next;
@@ -252,7 +374,7 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 		o->cpu = bs->nr_buffers++;
 		append(bs, o);
 	}
-	pthread_mutex_unlock(&bs->lock);
+	set_unlock(bs);
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct slim_buffer {
 	int32_t tid;		/* the thread writing now, or last */
 	char comm[16];		/* its name when it took the buffer */
 	pthread_mutex_t read_lock;	/* one reader at a time */
+	pthread_rwlock_t *gate;		/* its set's: readers share it, fork() takes it */
 	struct slim_buffer *next;	/* published with a release store */
 };
 
@@ -44,6 +45,12 @@ struct slim_bufset {
 	uint32_t gen;
 	/* The control side. */
 	pthread_mutex_t lock;		/* claims and list changes */
+	/*
+	 * Every reader holds it shared while it holds a buffer's read lock;
+	 * fork() takes it exclusive, so that no read lock is held then
+	 * (one lock per set, not one per buffer, for fork to take).
+	 */
+	pthread_rwlock_t gate;
 	struct slim_buffer *head;
 	int nr_buffers;
 	unsigned int pages;		/* for the next ring made */
@@ -114,17 +121,24 @@ static inline struct slim_buffer *slim_buffer_next(struct slim_buffer *b)
 /* One reader of a buffer at a time. */
 static inline void slim_buffer_lock(struct slim_buffer *b)
 {
+	pthread_rwlock_rdlock(b->gate);
 	pthread_mutex_lock(&b->read_lock);
 }
 
 static inline int slim_buffer_trylock(struct slim_buffer *b)
 {
-	return pthread_mutex_trylock(&b->read_lock) == 0;
+	if (pthread_rwlock_tryrdlock(b->gate))
+		return 0;
+	if (pthread_mutex_trylock(&b->read_lock) == 0)
+		return 1;
+	pthread_rwlock_unlock(b->gate);
+	return 0;
 }
 
 static inline void slim_buffer_unlock(struct slim_buffer *b)
 {
 	pthread_mutex_unlock(&b->read_lock);
+	pthread_rwlock_unlock(b->gate);
 }
 
 /* The ring a reader holding the lock reads (a resize swaps it under the lock). */

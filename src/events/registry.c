@@ -10,9 +10,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/fork.h"
 #include "core/internal.h"
 
 pthread_mutex_t slim_event_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void fork_lock(void)
+{
+	pthread_mutex_lock(&slim_event_mutex);
+}
+
+static void fork_unlock(void)
+{
+	pthread_mutex_unlock(&slim_event_mutex);
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_EVENTS, fork_lock, fork_unlock, fork_unlock, NULL
+};
+
+__attribute__((constructor(101))) static void registry_init(void)
+{
+	slim_fork_hook_add(&fork_hook);
+}
 
 /* One loaded object's sections. */
 struct object {

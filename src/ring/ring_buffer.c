@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/clock.h"
 #include "ring/ring_buffer.h"
@@ -33,23 +34,36 @@ static inline struct slim_rb_page *rb_page(struct slim_rb *rb, uint64_t seq)
 	return &rb->pages[seq % rb->nr_pages];
 }
 
+/*
+ * One mapping: the ring's state, its pages, its slots.  mmap(2), not
+ * malloc: a thread's first event may come from a signal handler.
+ */
+static size_t map_size(unsigned int nr_pages, size_t *pages_at, size_t *slots_at)
+{
+	size_t head = (sizeof(struct slim_rb) + SLIM_RB_PAGE_SIZE - 1) &
+		      ~(size_t)(SLIM_RB_PAGE_SIZE - 1);
+
+	*pages_at = head;
+	*slots_at = head + (size_t)nr_pages * SLIM_RB_PAGE_SIZE;
+	return *slots_at + (size_t)nr_pages * sizeof(struct slim_rb_slot);
+}
+
 struct slim_rb *slim_rb_create(unsigned int nr_pages, int overwrite)
 {
+	size_t size, pages_at, slots_at;
 	struct slim_rb *rb;
+	char *m;
 
 	/* The writer must always have a page other than the one it fills. */
 	if (nr_pages < 2)
 		nr_pages = 2;
-	rb = aligned_alloc(64, (sizeof(*rb) + 63) & ~(size_t)63);
-	if (!rb)
+	size = map_size(nr_pages, &pages_at, &slots_at);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
-	memset(rb, 0, sizeof(*rb));
-	rb->pages = calloc(nr_pages, sizeof(*rb->pages));
-	rb->slots = calloc(nr_pages, sizeof(*rb->slots));
-	if (!rb->pages || !rb->slots) {
-		slim_rb_destroy(rb);
-		return NULL;
-	}
+	rb = (struct slim_rb *)m;
+	rb->pages = (struct slim_rb_page *)(m + pages_at);
+	rb->slots = (struct slim_rb_slot *)(m + slots_at);
 	rb->nr_pages = nr_pages;
 	rb->overwrite = !!overwrite;
 	/* Page 0 is current and empty; the first event stamps it (limit 0). */
@@ -60,11 +74,11 @@ struct slim_rb *slim_rb_create(unsigned int nr_pages, int overwrite)
 
 void slim_rb_destroy(struct slim_rb *rb)
 {
+	size_t pages_at, slots_at;
+
 	if (!rb)
 		return;
-	free(rb->pages);
-	free(rb->slots);
-	free(rb);
+	munmap(rb, map_size(rb->nr_pages, &pages_at, &slots_at));
 }
 
 /* ---- writer, cold path ---- */
