@@ -7,7 +7,8 @@
  *  - a thread's first event inside a signal handler that interrupted
  *    malloc(): the claim must not use the allocator (the test wraps the
  *    allocator, -Wl,--wrap, and counts calls made from the handler);
- *  - buffer_size_kb written while new threads record their first event.
+ *  - buffer_size_kb written while new threads record their first event;
+ *  - trace_pipe read while a writer never pauses: one read is bounded.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -259,11 +260,52 @@ static void test_resize_vs_claim(void)
 	slim_ctl_write("buffer_size_kb", "1024");
 }
 
+/* ---- trace_pipe under a writer that never pauses ---------------------- */
+
+static void *writer(void *arg)
+{
+	long i = 0;
+
+	(void)arg;
+	while (!stopping())
+		trace_sample_first((int)(i & 0xffff), i), i++;
+	return NULL;
+}
+
+static void test_pipe_bounded(void)
+{
+	size_t len = 0, most = 0;
+	pthread_t t;
+	char *text;
+	int i;
+
+	slim_ctl_write("buffer_size_kb", "65536");
+	slim_ctl_write("set_event", "sample_first");
+	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
+	pthread_create(&t, NULL, writer, NULL);
+	for (i = 0; i < 20; i++) {
+		text = slim_ctl_read_len("trace_pipe", &len);
+		if (len > most)
+			most = len;
+		free(text);
+	}
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	/* One read stops after about 1 MiB of text, the rest waits. */
+	if (!CHECK(most <= (1u << 20) + 4096))
+		fprintf(stderr, "     one read returned %zu bytes\n", most);
+	CHECK(most > 0);
+	slim_ctl_write("set_event", "");
+	slim_ctl_write("trace", "");
+	slim_ctl_write("buffer_size_kb", "1024");
+}
+
 int main(void)
 {
 	check_watchdog("hazards", 240);
 	test_resize_vs_claim();
 	test_signal_first_event();
 	test_fork();
+	test_pipe_bounded();
 	return check_done("hazards");
 }

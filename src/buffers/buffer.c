@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -41,7 +42,6 @@ struct slim_bufset slim_bufset_top = {
 	.slot = 0,
 	.gen = 1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.gate = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP,
 	.pages = SLIM_DEFAULT_BUFFER_KB / 4,
 	.overwrite = 1,
 };
@@ -71,15 +71,23 @@ static void set_unlock(struct slim_bufset *bs)
 	in_locked--;
 }
 
-/* Writers first: a steady reader of `trace` must not keep fork() waiting. */
-static void gate_init(pthread_rwlock_t *gate)
+void slim_gate_enter(struct slim_gate *g)
 {
-	pthread_rwlockattr_t a;
+	while (!slim_gate_try(g))
+		sched_yield();
+}
 
-	pthread_rwlockattr_init(&a);
-	pthread_rwlockattr_setkind_np(&a, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(gate, &a);
-	pthread_rwlockattr_destroy(&a);
+/* fork(): no new reader in, and the ones inside out. */
+static void gate_close(struct slim_gate *g)
+{
+	__atomic_store_n(&g->closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g->readers, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+static void gate_open(struct slim_gate *g)
+{
+	__atomic_store_n(&g->closed, 0, __ATOMIC_SEQ_CST);
 }
 
 static void *map(size_t size)
@@ -128,7 +136,7 @@ static void fork_lock(void)
 		if (!slots[i])
 			continue;
 		pthread_mutex_lock(&slots[i]->lock);
-		pthread_rwlock_wrlock(&slots[i]->gate);
+		gate_close(&slots[i]->gate);
 	}
 }
 
@@ -139,7 +147,7 @@ static void fork_unlock(void)
 	for (i = SLIM_MAX_BUFSETS; i-- > 0;) {
 		if (!slots[i])
 			continue;
-		pthread_rwlock_unlock(&slots[i]->gate);
+		gate_open(&slots[i]->gate);
 		pthread_mutex_unlock(&slots[i]->lock);
 	}
 	pthread_mutex_unlock(&slots_lock);
@@ -160,18 +168,7 @@ static void fork_child(void)
 				b->tid = (int32_t)gettid();
 		}
 	}
-	/*
-	 * Not unlocked: a gate that had readers waiting in the parent may hand
-	 * itself to them on unlock, and they are not here.  The child's one
-	 * thread owns every lock: start the gates afresh.
-	 */
-	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
-		if (!slots[i])
-			continue;
-		gate_init(&slots[i]->gate);
-		pthread_mutex_unlock(&slots[i]->lock);
-	}
-	pthread_mutex_unlock(&slots_lock);
+	fork_unlock();
 }
 
 static struct slim_fork_hook fork_hook = {
@@ -195,7 +192,6 @@ struct slim_bufset *slim_bufset_new(int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&bs->lock, NULL);
-	gate_init(&bs->gate);
 	bs->tracing_on = 1;
 	bs->clock = SLIM_CLOCK_MONO;
 	bs->pages = SLIM_DEFAULT_BUFFER_KB / 4;
@@ -231,7 +227,6 @@ void slim_bufset_free(struct slim_bufset *bs)
 		buffer_free(b);
 	}
 	pthread_mutex_destroy(&bs->lock);
-	pthread_rwlock_destroy(&bs->gate);
 	free(bs);
 }
 
@@ -306,49 +301,99 @@ lost:
 	return NULL;
 }
 
+static void add_gone(struct slim_bufset *bs, const struct slim_rb_stats *st)
+{
+	__atomic_fetch_add(&bs->gone.written, st->written, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.lost, st->lost, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.consumed, st->consumed, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.overwritten, st->overwritten, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.dropped, st->dropped, __ATOMIC_RELAXED);
+}
+
+/* An old ring nobody writes: free it if read to the end.  1 if freed. */
+static int free_if_empty(struct slim_bufset *bs, struct slim_rb *rb)
+{
+	struct slim_rb_stats st;
+
+	slim_rb_stats(rb, &st);
+	if (st.entries)
+		return 0;
+	add_gone(bs, &st);
+	slim_rb_destroy(rb);
+	return 1;
+}
+
+void slim_buffer_reap(struct slim_bufset *bs, struct slim_buffer *b)
+{
+	struct slim_rb *rb = slim_buffer_ring(b);
+
+	if (b->retired && rb && free_if_empty(bs, rb))
+		slim_store_release(&b->rb, NULL);
+}
+
+/*
+ * An old ring with records left: into a retired buffer whose own ring is
+ * gone (so the number of buffers stays bounded), else a new one.
+ */
+static int keep_old_ring(struct slim_bufset *bs, struct slim_rb *rb)
+{
+	struct slim_buffer *b;
+
+	for (b = bs->head; b; b = b->next) {
+		if (!b->retired || slim_load_acquire(&b->rb))
+			continue;
+		slim_buffer_lock(b);
+		if (!b->rb) {
+			slim_store_release(&b->rb, rb);
+			slim_buffer_unlock(b);
+			return 0;
+		}
+		slim_buffer_unlock(b);
+	}
+	b = map(BUFFER_MAP);
+	if (!b)
+		return -ENOMEM;
+	b->rb = rb;
+	b->retired = 1;
+	pthread_mutex_init(&b->read_lock, NULL);
+	b->gate = &bs->gate;
+	b->cpu = bs->nr_buffers++;
+	append(bs, b);
+	return 0;
+}
+
 /*
  * New rings for every buffer (buffer_size_kb, the overwrite option).
  * All are made first, so that a refusal changes nothing.  Writers switch
- * at their next event; the old rings keep their records, readable as
- * buffers of their own, until the trace is cleared.
+ * at their next event; an old ring with records left stays readable as a
+ * retired buffer until it is read or cleared, then gives its memory back.
  */
 static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 {
-	struct slim_buffer *b, *old = NULL, *o;
-	struct slim_rb **rings;
-	int i, n, ret = 0;
+	struct slim_rb **rings, **old;
+	struct slim_buffer *b;
+	int i, n, nr_old = 0, ret = 0;
 
 	set_lock(bs);
 	n = bs->nr_buffers;
 	rings = calloc(n ? n : 1, sizeof(*rings));
-	for (i = 0, b = bs->head; rings && b; b = b->next) {
+	old = calloc(n ? n : 1, sizeof(*old));
+	for (i = 0, b = bs->head; rings && old && b; b = b->next) {
 		if (b->retired)
 			continue;
-		o = map(BUFFER_MAP);
 		rings[i] = slim_rb_create(pages, overwrite);
-		if (!o || !rings[i]) {
-			if (o)
-				munmap(o, BUFFER_MAP);
+		if (!rings[i]) {
 			ret = -ENOMEM;
 			break;
 		}
-		o->rb = b->rb;
-		o->retired = 1;
-		pthread_mutex_init(&o->read_lock, NULL);
-		o->gate = &bs->gate;
-		o->next = old;
-		old = o;
 		i++;
 	}
-	if (!rings || ret) {
-		while (i >= 0 && rings)
-			slim_rb_destroy(rings[i--]);
-		for (; old; old = o) {
-			o = old->next;
-			munmap(old, BUFFER_MAP);
-		}
+	if (!rings || !old || ret) {
+		while (rings && i > 0)
+			slim_rb_destroy(rings[--i]);
 		set_unlock(bs);
 		free(rings);
+		free(old);
 		return -ENOMEM;
 	}
 	bs->pages = pages;
@@ -357,6 +402,7 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 		if (b->retired)
 			continue;
 		slim_buffer_lock(b);
+		old[nr_old++] = b->rb;
 		slim_rcu_assign_pointer(b->rb, rings[i++]);
 		slim_buffer_unlock(b);
 	}
@@ -367,15 +413,13 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 	slim_rcu_synchronize();
 
 	set_lock(bs);
-	while (old) {
-		o = old;
-		old = o->next;
-		o->next = NULL;
-		o->cpu = bs->nr_buffers++;
-		append(bs, o);
+	for (i = 0; i < nr_old; i++) {
+		if (!free_if_empty(bs, old[i]) && keep_old_ring(bs, old[i]))
+			ret = -ENOMEM;	/* its records are lost: counted below */
 	}
 	set_unlock(bs);
-	return 0;
+	free(old);
+	return ret;
 }
 
 int slim_bufset_resize(struct slim_bufset *bs, unsigned int pages)
@@ -399,7 +443,7 @@ int slim_buffer_iter_start(struct slim_buffer *b, struct slim_rb_iter *it)
 	int ret;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_iter_start(slim_buffer_ring(b), it);
+	ret = slim_buffer_ring(b) ? slim_rb_iter_start(slim_buffer_ring(b), it) : -ENOENT;
 	slim_buffer_unlock(b);
 	return ret;
 }
@@ -409,18 +453,21 @@ int slim_buffer_peek(struct slim_buffer *b, unsigned int *len, uint64_t *ts)
 	int ret;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_peek(slim_buffer_ring(b), len, ts);
+	ret = slim_buffer_ring(b) ? slim_rb_peek(slim_buffer_ring(b), len, ts) : 0;
 	slim_buffer_unlock(b);
 	return ret;
 }
 
-int slim_buffer_consume(struct slim_buffer *b, void *rec, unsigned int cap,
-			unsigned int *len, uint64_t *ts)
+int slim_buffer_consume(struct slim_bufset *bs, struct slim_buffer *b, void *rec,
+			unsigned int cap, unsigned int *len, uint64_t *ts)
 {
-	int ret;
+	int ret = 0;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_consume(slim_buffer_ring(b), rec, cap, len, ts);
+	if (slim_buffer_ring(b))
+		ret = slim_rb_consume(slim_buffer_ring(b), rec, cap, len, ts);
+	if (b->retired)
+		slim_buffer_reap(bs, b);
 	slim_buffer_unlock(b);
 	return ret;
 }
@@ -431,7 +478,9 @@ void slim_bufset_reset(struct slim_bufset *bs)
 
 	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
 		slim_buffer_lock(b);
-		slim_rb_reset(slim_buffer_ring(b));
+		if (slim_buffer_ring(b))
+			slim_rb_reset(slim_buffer_ring(b));
+		slim_buffer_reap(bs, b);
 		slim_buffer_unlock(b);
 	}
 }
@@ -447,9 +496,24 @@ void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 	struct slim_rb_stats st;
 	uint64_t nobuf = slim_bufset_lost_nobuf(bs);
 
-	memset(sum, 0, sizeof(*sum));
+	sum->entries = 0;
+	sum->written = __atomic_load_n(&bs->gone.written, __ATOMIC_RELAXED);
+	sum->lost = __atomic_load_n(&bs->gone.lost, __ATOMIC_RELAXED);
+	sum->consumed = __atomic_load_n(&bs->gone.consumed, __ATOMIC_RELAXED);
+	sum->overwritten = __atomic_load_n(&bs->gone.overwritten, __ATOMIC_RELAXED);
+	sum->dropped = __atomic_load_n(&bs->gone.dropped, __ATOMIC_RELAXED);
+	sum->pages = 0;
 	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
-		slim_rb_stats(slim_buffer_ring(b), &st);
+		struct slim_rb *rb;
+
+		/* A retired ring is freed under its lock: read it under the lock. */
+		slim_buffer_lock(b);
+		rb = slim_buffer_ring(b);
+		if (rb)
+			slim_rb_stats(rb, &st);
+		slim_buffer_unlock(b);
+		if (!rb)
+			continue;
 		sum->entries += st.entries;
 		sum->written += st.written;
 		sum->lost += st.lost;

@@ -81,6 +81,7 @@ struct rec_cpu {
 	uint64_t events;	/* events in them */
 	uint64_t last_ts;	/* time of the last event written */
 	uint64_t end_seq;	/* this pass stops at this page */
+	struct slim_rb_stats stat;	/* of rb, when it was last drained */
 	uint64_t pass;		/* the pass end_seq belongs to */
 };
 
@@ -919,7 +920,14 @@ static int drain_cpu(struct rec *r, struct rec_cpu *c, enum drain_mode mode)
 	if (lock_buffer(b, mode))
 		return 0;
 	c->rb = slim_buffer_ring(b);
+	if (!c->rb) {
+		slim_buffer_unlock(b);
+		return 0;
+	}
 	more = read_pages(r, c, c->rb, mode);
+	/* The ring may be freed once read (a retired one): keep its counts. */
+	slim_rb_stats(c->rb, &c->stat);
+	slim_buffer_reap(r->bufs, b);
 	slim_buffer_unlock(b);
 	ret = stage_flush(r, c);
 	if (more < 0)
@@ -963,11 +971,9 @@ static void put_option(struct wbuf *w, uint16_t id, const void *data, uint32_t l
 static void put_cpustat(struct wbuf *w, struct rec *r, int cpu)
 {
 	struct rec_cpu *c = &r->cpus[cpu];
-	struct slim_rb_stats st = { 0 };
+	const struct slim_rb_stats st = c->stat;
 	size_t at;
 
-	if (c->rb)
-		slim_rb_stats(c->rb, &st);
 	put_u16(w, 2);		/* CPUSTAT */
 	at = w->len;
 	put_u32(w, 0);
@@ -1210,27 +1216,72 @@ static int own_wait(struct rec *r, int who)
 
 /* ---- the metadata: everything up to the cmdlines --------------------------- */
 
+/*
+ * The formats the file carries: every loaded event's, and the kept ones
+ * of unloaded events whose records may still be drained.
+ */
+struct fmt_item {
+	const char *system;
+	char *text;
+	size_t len;
+};
+
 struct ev_list {
-	struct slim_event **v;
+	struct fmt_item *v;
 	size_t n, cap;
 	uint64_t sig;
 };
 
-static int collect_event(struct slim_event *ev, void *arg)
+static int add_item(struct ev_list *l, const char *system, char *text, size_t len)
 {
-	struct ev_list *l = arg;
-	struct slim_event **v;
+	struct fmt_item *v;
 
-	l->sig = l->sig * 31 + (uint64_t)(uintptr_t)ev + (uint64_t)ev->event.type;
+	if (!text)
+		return -ENOMEM;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		v = realloc(l->v, l->cap * sizeof(*v));
-		if (!v)
+		if (!v) {
+			free(text);
 			return -ENOMEM;
+		}
 		l->v = v;
 	}
-	l->v[l->n++] = ev;
+	l->v[l->n++] = (struct fmt_item){ system, text, len };
 	return 0;
+}
+
+static int collect_event(struct slim_event *ev, void *arg)
+{
+	struct ev_list *l = arg;
+	struct slim_seq f;
+
+	l->sig = l->sig * 31 + (uint64_t)(uintptr_t)ev + (uint64_t)ev->event.type;
+	slim_seq_init_dynamic(&f);
+	slim_format_print(&f, slim_event_name(ev), ev->event.type,
+			  slim_event_fields(ev), slim_event_print_fmt(ev));
+	if (f.overflow) {
+		slim_seq_free(&f);
+		return -ENOMEM;
+	}
+	return add_item(l, slim_event_system(ev), f.buf ? f.buf : strdup(""), f.len);
+}
+
+static int collect_ghost(int id, const struct slim_event_ghost *g, void *arg)
+{
+	struct ev_list *l = arg;
+
+	l->sig = l->sig * 31 + (uint64_t)(uintptr_t)g + (uint64_t)id;
+	return add_item(l, g->system, strdup(g->format), strlen(g->format));
+}
+
+static void ev_list_free(struct ev_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].text);
+	free(l->v);
 }
 
 static void seq_u32(struct slim_seq *s, uint32_t v)
@@ -1250,46 +1301,37 @@ static void seq_sized(struct slim_seq *s, const char *text, size_t len)
 	slim_seq_putmem(s, text, (unsigned int)len);
 }
 
-static int same_system(struct slim_event *a, struct slim_event *b)
+static int same_system(const struct fmt_item *a, const struct fmt_item *b)
 {
-	return strcmp(slim_event_system(a), slim_event_system(b)) == 0;
+	return strcmp(a->system, b->system) == 0;
 }
 
 /* The events' format files, grouped by system. */
 static void meta_formats(struct slim_seq *s, struct ev_list *l)
 {
-	struct slim_seq f;
 	uint32_t nsys = 0, n;
 	size_t i, j, k;
 
 	for (i = 0; i < l->n; i++) {
-		for (j = 0; j < i && !same_system(l->v[j], l->v[i]); j++)
+		for (j = 0; j < i && !same_system(&l->v[j], &l->v[i]); j++)
 			;
 		nsys += j == i;
 	}
 	seq_u32(s, nsys);
-	slim_seq_init_dynamic(&f);
 	for (i = 0; i < l->n; i++) {
-		for (j = 0; j < i && !same_system(l->v[j], l->v[i]); j++)
+		for (j = 0; j < i && !same_system(&l->v[j], &l->v[i]); j++)
 			;
 		if (j < i)
 			continue;	/* system done already */
-		slim_seq_printf(s, "%s%c", slim_event_system(l->v[i]), 0);
+		slim_seq_printf(s, "%s%c", l->v[i].system, 0);
 		for (n = 0, k = i; k < l->n; k++)
-			n += same_system(l->v[k], l->v[i]);
+			n += same_system(&l->v[k], &l->v[i]);
 		seq_u32(s, n);
 		for (k = i; k < l->n; k++) {
-			struct slim_event *ev = l->v[k];
-
-			if (!same_system(ev, l->v[i]))
-				continue;
-			slim_seq_reset(&f);
-			slim_format_print(&f, slim_event_name(ev), ev->event.type,
-					  slim_event_fields(ev), slim_event_print_fmt(ev));
-			seq_sized(s, f.buf ? f.buf : "", f.len);
+			if (same_system(&l->v[k], &l->v[i]))
+				seq_sized(s, l->v[k].text, l->v[k].len);
 		}
 	}
-	slim_seq_free(&f);
 }
 
 /* The header of the file before the cmdlines, into s.  Event mutex held. */
@@ -1342,13 +1384,15 @@ static int refresh_formats(struct rec *r)
 	int ret;
 
 	ret = slim_event_for_each(collect_event, &l);
+	if (!ret)
+		ret = slim_event_ghost_for_each(collect_ghost, &l);
 	if (ret || (r->meta && l.sig == r->event_sig)) {
-		free(l.v);
+		ev_list_free(&l);
 		return ret;
 	}
 	slim_seq_init_dynamic(&s);
 	build_meta(&s, &l);
-	free(l.v);
+	ev_list_free(&l);
 	if (s.overflow) {
 		slim_seq_free(&s);
 		return -ENOMEM;
