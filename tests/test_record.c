@@ -32,6 +32,7 @@
 #include "check.h"
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "ring/page.h"
 #include "rec_events.h"
 #include "record/record.h"
 
@@ -743,8 +744,8 @@ static void test_headers(void)
 	char *hp = slim_ctl_read("events/header_page");
 	char *he = slim_ctl_read("events/header_event");
 
-	CHECK_EQ_STR(slim_record_header_page(), hp);
-	CHECK_EQ_STR(slim_record_header_event(), he);
+	CHECK_EQ_STR(slim_page_header_page, hp);
+	CHECK_EQ_STR(slim_page_header_event, he);
 	free(hp);
 	free(he);
 }
