@@ -25,6 +25,12 @@ int cli_bad_usage(const char *cmd, const char *fmt, ...)
 /* A failure: "slimtrace: ..." on stderr; returns EXIT_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * After reading what there is: if the data is cut short, say where on
+ * stderr and return 1 (the command then exits non-zero).
+ */
+int cli_cut_short(const struct tdat *t);
+
 /* Open PATH, printing the reason on failure (and closing t). */
 int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl);
 

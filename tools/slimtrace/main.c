@@ -120,6 +120,15 @@ int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl)
 	return -1;
 }
 
+int cli_cut_short(const struct tdat *t)
+{
+	if (!t->cut_short[0])
+		return 0;
+	fprintf(stderr, "slimtrace: %s: warning: the file is cut short: %s; "
+		"what is before it was read\n", t->path, t->cut_short);
+	return 1;
+}
+
 static int add_events(struct cli_opts *o, const char *arg)
 {
 	size_t old = o->events_buf ? strlen(o->events_buf) : 0;
