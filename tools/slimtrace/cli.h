@@ -16,6 +16,11 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+
+struct tdat_write_opts;
+/* IN rewritten as OUT (trace.dat); 0 or an exit code, the reason said. */
+int cli_rewrite(const char *in, const char *out, const struct tdat_write_opts *w);
 
 /* Print the usage of CMD (NULL: the command itself); 0, or -1 if unknown. */
 int cli_usage(const char *cmd, FILE *f);

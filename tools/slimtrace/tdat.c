@@ -574,6 +574,7 @@ static long long stat_value(const char *text, const char *key)
 /* What the options say that is needed once they are all read. */
 struct opt_state {
 	const char *stat_buffer;	/* the buffer CPUSTATs describe now ("": top) */
+	size_t stat_len;
 	int in_v6_buffer;		/* v6: past a BUFFER option */
 	off_t section[6];		/* v7: HEADER_INFO .. CMDLINES, 0 if absent */
 	uint64_t next;			/* v7: the next options section */
@@ -582,7 +583,7 @@ struct opt_state {
 };
 
 /* A CPUSTAT of "CPU: n" to the CPU of that number in the buffer named. */
-static void apply_stat(struct tdat *t, const char *buffer, const char *text)
+static void apply_stat(struct tdat *t, const char *buffer, size_t len, const char *text)
 {
 	long long cpu = stat_value(text, "CPU");
 	int i;
@@ -590,7 +591,8 @@ static void apply_stat(struct tdat *t, const char *buffer, const char *text)
 	for (i = 0; i < t->nr_cpus; i++) {
 		struct tdat_cpu *c = &t->cpus[i];
 
-		if (c->cpu != cpu || strcmp(t->buffers[c->buffer].name, buffer))
+		if (c->cpu != cpu || strlen(t->buffers[c->buffer].name) != len ||
+		    strncmp(t->buffers[c->buffer].name, buffer, len))
 			continue;
 		c->stat.entries = stat_value(text, "entries");
 		c->stat.overrun = stat_value(text, "overrun");
@@ -646,10 +648,10 @@ static int use_option(struct tdat *t, int idx, struct opt_state *os)
 	case TDAT_OPT_CPUSTAT:
 		/* trace-cmd marks the statistics of an instance with a "Buffer: name" one. */
 		if (!strncmp(o->data, "\nBuffer: ", 9)) {
-			o->data[strcspn(o->data + 9, "\n") + 9] = '\0';
 			os->stat_buffer = o->data + 9;
+			os->stat_len = strcspn(o->data + 9, "\n");
 		} else if (!os->in_v6_buffer) {
-			apply_stat(t, os->stat_buffer, o->data);
+			apply_stat(t, os->stat_buffer, os->stat_len, o->data);
 		}
 		break;
 	case TDAT_OPT_TRACECLOCK:
@@ -865,7 +867,7 @@ static int read_tail(struct hdr *h)
 		if (t->options[i].id == TDAT_OPT_BUFFER)
 			os.in_v6_buffer = 1;
 		if (t->options[i].id == TDAT_OPT_CPUSTAT && !os.in_v6_buffer)
-			apply_stat(t, "", t->options[i].data);
+			apply_stat(t, "", 0, t->options[i].data);
 	}
 	return 0;
 }
@@ -1122,15 +1124,18 @@ static int read_v7(struct hdr *h, int formats_only)
 		ret = use_buffer(t, &t->options[os.bufopts[i]]);
 	/* Statistics name their buffer: apply them now that the CPUs exist. */
 	os.stat_buffer = "";
+	os.stat_len = 0;
 	for (i = 0; !formats_only && !ret && i < t->nr_options; i++) {
 		struct tdat_option *o = &t->options[i];
 
 		if (o->id != TDAT_OPT_CPUSTAT)
 			continue;
-		if (!strncmp(o->data, "\nBuffer: ", 9))
+		if (!strncmp(o->data, "\nBuffer: ", 9)) {
 			os.stat_buffer = o->data + 9;
-		else
-			apply_stat(t, os.stat_buffer, o->data);
+			os.stat_len = strcspn(o->data + 9, "\n");
+		} else {
+			apply_stat(t, os.stat_buffer, os.stat_len, o->data);
+		}
 	}
 out:
 	free(os.bufopts);
