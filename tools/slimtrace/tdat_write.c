@@ -3,9 +3,9 @@
  * trace.dat out of an open struct tdat (tdat_write.h).  Layouts:
  * trace-cmd.dat.v6(5) and trace-cmd.dat.v7(5); docs/trace-dat.md.
  *
- * Version 7 is written as trace-cmd writes it: the metadata sections,
- * then one flyrecord section per buffer, then the options section
- * (whose offset is patched into the header), then the strings.
+ * Version 7: the metadata sections, the options section (BUFFER
+ * options whose offsets and sizes are patched in once the data is
+ * written), one flyrecord section per buffer, then the strings.
  * Compressed, a metadata section is one zstd frame behind a u32
  * compressed and a u32 uncompressed size, and a CPU's data is a u32
  * chunk count and chunks of up to CHUNK_PAGES pages, each the same
@@ -463,23 +463,22 @@ static int meta_section(struct out *w, int i, uint64_t *offset)
 	return 0;
 }
 
-struct v7_cpu {
-	uint64_t offset, size;
+/* Where a buffer's BUFFER option holds the places patched once known. */
+struct v7_buf {
+	uint64_t fly_at;	/* file offset of the flyrecord offset */
+	uint64_t cpus_at;	/* of the first CPU entry (u32 id, u64 offset, u64 size) */
 };
 
-/* A buffer's flyrecord section; the CPUs' places into cpus[]. */
-static int fly_section(struct out *w, int b, struct v7_cpu *cpus, uint64_t *offset)
+/* A buffer's flyrecord section; its CPUs' places patched into the option. */
+static int fly_section(struct out *w, int b, const struct v7_buf *vb)
 {
 	struct tdat *t = w->t;
-	uint64_t data;
-	size_t size_at;
+	uint64_t start = w->pos + w->len, at;
 	int64_t size;
 	int i, k = 0;
 
-	*offset = w->pos + w->len;
-	size_at = sec_header(w, SEC_FLYRECORD, w->o->zstd, STR_FLY);
-	data = *offset + SEC_HDR;
-	if (flush(w))
+	sec_header(w, SEC_FLYRECORD, (uint16_t)w->o->zstd, STR_FLY);
+	if (flush(w) || pwrite64_at(w, vb->fly_at, start))
 		return -1;
 	for (i = 0; i < t->nr_cpus; i++) {
 		if (t->cpus[i].buffer != b)
@@ -487,77 +486,71 @@ static int fly_section(struct out *w, int b, struct v7_cpu *cpus, uint64_t *offs
 		pad_to_page(w);
 		if (flush(w))
 			return -1;
-		cpus[k].offset = w->pos;
+		at = w->pos;
 		size = w->o->zstd ? compress_pages(w, i) : copy_pages(w, i);
-		if (size < 0)
+		if (size < 0 || pwrite64_at(w, vb->cpus_at + 20 * k + 4, at) ||
+		    pwrite64_at(w, vb->cpus_at + 20 * k + 12, (uint64_t)size))
 			return -1;
-		cpus[k++].size = (uint64_t)size;
+		k++;
 	}
-	(void)size_at;
-	return pwrite64_at(w, *offset + 8, w->pos - data);
+	return pwrite64_at(w, start + 8, w->pos - start - SEC_HDR);
 }
 
-static void put_buffer_option(struct out *w, int b, uint64_t fly, const struct v7_cpu *cpus)
+static void put_buffer_option(struct out *w, int b, struct v7_buf *vb)
 {
 	struct tdat *t = w->t;
 	const char *clock = t->buffers[b].clock[0] ? t->buffers[b].clock : t->clock;
+	uint32_t len;
 	size_t at;
-	int i, k = 0, n = 0;
+	int i, n = 0;
 
 	for (i = 0; i < t->nr_cpus; i++)
 		n += t->cpus[i].buffer == b;
 	put16(w, TDAT_OPT_BUFFER);
 	at = w->len;
 	put32(w, 0);
-	put64(w, fly);
+	vb->fly_at = w->pos + w->len;
+	put64(w, 0);
 	putstr(w, t->buffers[b].name);
 	putstr(w, clock[0] ? clock : "local");
 	put32(w, t->page_size);
 	put32(w, (uint32_t)n);
+	vb->cpus_at = w->pos + w->len;
 	for (i = 0; i < t->nr_cpus; i++) {
 		if (t->cpus[i].buffer != b)
 			continue;
 		put32(w, (uint32_t)t->cpus[i].cpu);
-		put64(w, cpus[k].offset);
-		put64(w, cpus[k].size);
-		k++;
+		put64(w, 0);
+		put64(w, 0);
 	}
-	{
-		uint32_t len = (uint32_t)(w->len - at - 4);
-
-		len = swap(w) ? bswap_32(len) : len;
+	len = (uint32_t)(w->len - at - 4);
+	len = swap(w) ? bswap_32(len) : len;
+	if (!w->oom)
 		memcpy(w->b + at, &len, 4);
-	}
 }
 
+/*
+ * The options go before the data, their offsets and sizes patched in
+ * after: a file cut short still says what its buffers are.
+ */
 static int write_v7(struct out *w)
 {
 	struct tdat *t = w->t;
-	uint64_t sec[6], *fly = calloc(t->nr_bufs ? t->nr_bufs : 1, sizeof(*fly)), first_at;
-	struct v7_cpu *cpus = calloc(t->nr_cpus ? t->nr_cpus : 1, sizeof(*cpus));
-	size_t size_at, *starts = calloc(t->nr_bufs ? t->nr_bufs : 1, sizeof(*starts));
+	struct v7_buf *vb = calloc(t->nr_bufs ? t->nr_bufs : 1, sizeof(*vb));
+	uint64_t sec[6];
+	size_t size_at, first_at;
 	int i, b, ret = -1;
 
-	if (!fly || !cpus || !starts) {
-		werr(w, "out of memory");
-		goto out;
-	}
+	if (!vb)
+		return werr(w, "out of memory");
 	putstr(w, w->o->zstd ? "zstd" : "none");
 	putstr(w, w->o->zstd ? ZSTD_versionString() : "");
-	first_at = w->pos + w->len;
+	first_at = w->len;
 	put64(w, 0);
 	for (i = 0; i < 6; i++)
 		if (meta_section(w, i, &sec[i]))
 			goto out;
-	for (b = 0, i = 0; b < t->nr_bufs; b++) {
-		starts[b] = (size_t)i;
-		if (fly_section(w, b, cpus + i, &fly[b]))
-			goto out;
-		for (int c = 0; c < t->nr_cpus; c++)
-			i += t->cpus[c].buffer == b;
-	}
-	if (pwrite64_at(w, first_at, w->pos + w->len))
-		goto out;
+	set64(w, first_at, w->pos + w->len);
 	size_at = sec_header(w, SEC_OPTIONS, 0, STR_OPTIONS);
 	for (i = 0; i < 6; i++) {
 		put16(w, (uint16_t)(SEC_HEADERS + i));
@@ -566,20 +559,25 @@ static int write_v7(struct out *w)
 	}
 	put_options(w);
 	for (b = 0; b < t->nr_bufs; b++)
-		put_buffer_option(w, b, fly[b], cpus + starts[b]);
+		put_buffer_option(w, b, &vb[b]);
 	put16(w, 0);
 	put32(w, 8);
 	put64(w, 0);
+	if (w->oom) {
+		werr(w, "out of memory");
+		goto out;
+	}
 	set64(w, size_at, w->len - size_at - 8);
-	size_at = sec_header(w, SEC_STRINGS, w->o->zstd, STR_STRINGS);
+	for (b = 0; b < t->nr_bufs; b++)
+		if (fly_section(w, b, &vb[b]))
+			goto out;
+	size_at = sec_header(w, SEC_STRINGS, (uint16_t)w->o->zstd, STR_STRINGS);
 	if (w->o->zstd ? put_frame(w, strings, sizeof(strings)) : (put(w, strings, sizeof(strings)), 0))
 		goto out;
 	set64(w, size_at, w->len - size_at - 8);
 	ret = flush(w);
 out:
-	free(fly);
-	free(cpus);
-	free(starts);
+	free(vb);
 	return ret;
 }
 
