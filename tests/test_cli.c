@@ -662,6 +662,36 @@ static void convert(const char *in, const char *out, const char *version, const 
 	run_free(&r);
 }
 
+/* Bit flips anywhere in a version 7 file: never a crash, never a silent failure. */
+static void flip_v7(const char *file)
+{
+	unsigned char *p, *b;
+	char what[128];
+	size_t len, i, at;
+	uint32_t x = 777;
+
+	p = (unsigned char *)slurp(file, &len);
+	b = p ? malloc(len) : NULL;
+	if (!CHECK(p && b && len > 64)) {
+		free(p);
+		free(b);
+		return;
+	}
+	for (i = 0; i < FLIPS / 2; i++) {
+		x = x * 1103515245u + 12345u;
+		/* Half in the first 4 KiB, where the sections and options are. */
+		at = (x >> 8) % (i % 2 ? len : (len < 4096 ? len : 4096));
+		memcpy(b, p, len);
+		b[at] ^= 1u << (x & 7);
+		snprintf(what, sizeof(what), "(%s) with bit %u of byte %zu flipped", file, x & 7, at);
+		expect_clean(i % 3 ? "report" : "stat", b, len, what);
+	}
+	for (i = 0; i < len; i += len / 16 + 1)
+		expect_clean("report", p, i, "cut");
+	free(p);
+	free(b);
+}
+
 static void test_v7(void)
 {
 	char *golden_text = golden("kernel-v6.report");
@@ -701,6 +731,9 @@ static void test_v7(void)
 	run_cli(&r, (const char *[]){ "convert", kernel_dat, NULL });
 	CHECK_EQ_INT(exit_code(&r), 2);
 	run_free(&r);
+	flip_v7(kernel_v7);
+	convert(kernel_dat, "cli-conv.dat", "7", "none");
+	flip_v7("cli-conv.dat");
 	unlink("cli-conv.dat");
 	unlink("cli-conv2.dat");
 	free(golden_text);

@@ -964,7 +964,7 @@ static int in_section(struct hdr *h, off_t at, unsigned int id, const char *what
 {
 	struct tdat *t = h->t;
 	struct section sec;
-	uint8_t *buf;
+	uint8_t *buf = NULL;
 	uint64_t len;
 	int ret;
 
