@@ -490,7 +490,9 @@ static void expect_error(const char *cmd, const void *buf, size_t len, const cha
 	if (spit("cli-bad.dat", buf, len))
 		return (void)CHECK(!"cannot write cli-bad.dat");
 	run_cli(&r, (const char *[]){ cmd, "cli-bad.dat", NULL });
-	CHECK_EQ_INT(exit_code(&r), 1);
+	if (!CHECK(exit_code(&r) == 1))
+		fprintf(stderr, "     %s of a %zu-byte file: exit %d, stderr:\n%s", cmd, len,
+			exit_code(&r), r.err);
 	CHECK(!strncmp(r.err, "slimtrace: cli-bad.dat: ", 24));
 	if (what && !CHECK(has(r.err, what)))
 		fprintf(stderr, "     wanted \"%s\" in: %s", what, r.err);

@@ -101,9 +101,6 @@ static void print_record(struct report *rp, struct tep_record *rec, const struct
 	int len = (int)strlen(name);
 
 	trace_seq_reset(s);
-	/* An instance's events carry its name, as in trace-cmd report. */
-	if (*tdat_buffer_name(rp->t, r->slot))
-		trace_seq_printf(s, "%s: ", tdat_buffer_name(rp->t, r->slot));
 	tep_print_event(rp->t->tep, s, rec, "%16s-%-5d [%03d]", TEP_PRINT_COMM, TEP_PRINT_PID,
 			TEP_PRINT_CPU);
 	tep_print_event(rp->t->tep, s, rec, rp->time_fmt, TEP_PRINT_TIME);
@@ -145,6 +142,12 @@ static int run(struct report *rp)
 		note_missed(rp, &r);
 		if (!wanted(rp, &rec, &r))
 			continue;
+		/*
+		 * An instance's records start with its name, as in trace-cmd
+		 * report: before the lost-events notice when there is one.
+		 */
+		if (*tdat_buffer_name(rp->t, r.slot))
+			printf("%s: ", tdat_buffer_name(rp->t, r.slot));
 		print_missed(rp, &r);
 		print_record(rp, &rec, &r);
 	}

@@ -183,7 +183,8 @@ static void print_threads(struct tdat *t, struct threads *th)
 	for (i = 0; i < th->size; i++)
 		if (th->slot[i].pid >= 0)
 			th->slot[n++] = th->slot[i];
-	qsort(th->slot, n, sizeof(*th->slot), by_count);
+	if (n)
+		qsort(th->slot, n, sizeof(*th->slot), by_count);
 	printf("\n%10s  %s\n", "events", "thread");
 	for (i = 0; i < n; i++)
 		printf("%10llu  %s-%d\n", th->slot[i].count,
