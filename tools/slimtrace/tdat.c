@@ -917,6 +917,7 @@ static int load_section(struct tdat *t, const struct section *sec, const char *w
 	size_t got;
 
 	*buf = NULL;
+	*len = 0;
 	if (size > left(t, sec->data))
 		return fail(t, "truncated: %s at offset %lld says %llu bytes, but the file ends at %lld",
 			    what, (long long)sec->at, (unsigned long long)size, (long long)t->file_size);
@@ -965,7 +966,7 @@ static int in_section(struct hdr *h, off_t at, unsigned int id, const char *what
 	struct tdat *t = h->t;
 	struct section sec;
 	uint8_t *buf = NULL;
-	uint64_t len;
+	uint64_t len = 0;
 	int ret;
 
 	if (read_section_header(t, at, id, what, &sec) || load_section(t, &sec, what, &buf, &len)) {
