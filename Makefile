@@ -88,7 +88,7 @@ check-tsan:
 # Debian packages the CLI, the demo and the tests use: installed only
 # when missing (apt-get, as root or through sudo).
 DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
-	trace-cmd pkg-config python3
+	libzstd-dev trace-cmd pkg-config python3
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 deps:
 	@dpkg -s $(DEPS) >/dev/null 2>&1 || { \

@@ -22,6 +22,7 @@
 #include "buffers/buffer.h"
 #include "core/clock.h"
 #include "ctl/parse.h"
+#include "ring/page.h"
 #include "events/set_event.h"
 #include "record/record.h"
 #include "session/instance.h"
@@ -482,13 +483,13 @@ static int write_error_log(struct ctl_target *t, const char *text, int append)
 static int read_header_page(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_puts(s, slim_record_header_page());
+	return slim_seq_puts(s, slim_page_header_page);
 }
 
 static int read_header_event(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_puts(s, slim_record_header_event());
+	return slim_seq_puts(s, slim_page_header_event);
 }
 
 /* ---- the namespace ----------------------------------------------------- */

@@ -75,9 +75,9 @@ static int wanted(struct report *rp, struct tep_record *rec, const struct tdat_r
 /* Lost events are announced before the next record printed for the CPU. */
 static void print_missed(struct report *rp, const struct tdat_record *r)
 {
-	long long missed = rp->pending_missed[r->cpu];
+	long long missed = rp->pending_missed[r->slot];
 
-	rp->pending_missed[r->cpu] = 0;
+	rp->pending_missed[r->slot] = 0;
 	if (missed > 0)
 		printf("CPU:%d [%lld EVENTS DROPPED]\n", r->cpu, missed);
 	else if (missed < 0)
@@ -86,7 +86,7 @@ static void print_missed(struct report *rp, const struct tdat_record *r)
 
 static void note_missed(struct report *rp, const struct tdat_record *r)
 {
-	long long *p = &rp->pending_missed[r->cpu];
+	long long *p = &rp->pending_missed[r->slot];
 
 	if (r->missed < 0 || *p < 0)
 		*p = -1;
@@ -125,9 +125,10 @@ static int run(struct report *rp)
 		return cli_fail("%s: %s", rp->t->path, rp->t->err);
 	}
 	if (rp->t->nr_buffers)
-		fprintf(stderr, "slimtrace: %s: %d instance buffer%s not shown: only the top buffer is read\n",
+		fprintf(stderr, "slimtrace: %s: %d version 6 instance buffer%s not shown: "
+			"only the top buffer is read\n",
 			rp->t->path, rp->t->nr_buffers, rp->t->nr_buffers == 1 ? "" : "s");
-	printf("cpus=%d\n", rp->t->nr_cpus);
+	printf("cpus=%d\n", rp->t->cpu_count ? rp->t->cpu_count : rp->t->nr_cpus);
 	while ((ret = tdat_merge_next(&m, &r)) > 0) {
 		memset(&rec, 0, sizeof(rec));
 		rec.ts = r.ts;
@@ -141,6 +142,12 @@ static int run(struct report *rp)
 		note_missed(rp, &r);
 		if (!wanted(rp, &rec, &r))
 			continue;
+		/*
+		 * An instance's records start with its name, as in trace-cmd
+		 * report: before the lost-events notice when there is one.
+		 */
+		if (*tdat_buffer_name(rp->t, r.slot))
+			printf("%s: ", tdat_buffer_name(rp->t, r.slot));
 		print_missed(rp, &r);
 		print_record(rp, &rec, &r);
 	}
@@ -148,6 +155,8 @@ static int run(struct report *rp)
 	if (ret < 0)
 		cli_fail("%s: %s", rp->t->path, rp->t->err);
 	tdat_merge_fini(&m);
+	if (ret >= 0 && cli_cut_short(rp->t))
+		return EXIT_FAIL;
 	return ret < 0 ? EXIT_FAIL : 0;
 }
 

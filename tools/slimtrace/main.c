@@ -19,6 +19,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its trace events into a trace.dat",
 	  "usage: slimtrace record [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q] [-o FILE]\n"
+	  "                        [--file-version 6|7] [--compression zstd|none]\n"
 	  "                        -- PROGRAM [ARGS...]\n"
 	  "\n"
 	  "Runs PROGRAM (which must link slimtrace) with tracing configured through\n"
@@ -31,7 +32,9 @@ static const struct command commands[] = {
 	  "  -C CLOCK    trace clock: mono, mono_raw or tsc\n"
 	  "  -O          overwrite the oldest events when a buffer is full (default: drop new ones)\n"
 	  "  -o FILE     output file (default: trace.dat)\n"
-	  "  -q          say nothing unless something went wrong\n" },
+	  "  -q          say nothing unless something went wrong\n"
+	  "  --file-version N    trace.dat version 6 (default) or 7\n"
+	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n" },
 	{ "report", cmd_report, "print the events of a trace.dat as text",
 	  "usage: slimtrace report [-i FILE | FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
 	  "\n"
@@ -56,6 +59,16 @@ static const struct command commands[] = {
 	  "\n"
 	  "  -e EVENTS   count only these events (set_event syntax)\n"
 	  "  -i FILE     the trace (default: trace.dat)\n" },
+	{ "convert", cmd_convert, "rewrite a trace.dat as version 6 or 7, compressed or not",
+	  "usage: slimtrace convert [--file-version 6|7] [--compression zstd|none] IN OUT\n"
+	  "\n"
+	  "Reads IN (version 6 or 7, any compression) and writes OUT with the same\n"
+	  "metadata, options and pages.  Version 6 holds one buffer: a file whose\n"
+	  "instances have data must stay version 7.\n"
+	  "\n"
+	  "  --file-version N     6 or 7 (default 7)\n"
+	  "  --compression ALGO   zstd or none (default none); zstd needs version 7\n"
+	  "  --to FORMAT          the output format: trace.dat (the default)\n" },
 	{ NULL, NULL, NULL, NULL }
 };
 
@@ -118,6 +131,15 @@ int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl)
 	cli_fail("%s: %s", path, t->err);
 	tdat_close(t);
 	return -1;
+}
+
+int cli_cut_short(const struct tdat *t)
+{
+	if (!t->cut_short[0])
+		return 0;
+	fprintf(stderr, "slimtrace: %s: warning: the file is cut short: %s; "
+		"what is before it was read\n", t->path, t->cut_short);
+	return 1;
 }
 
 static int add_events(struct cli_opts *o, const char *arg)
