@@ -247,10 +247,10 @@ static void add_event(const struct slim_event_desc *d)
 	reuse = ghost_id(e);
 	if (reuse) {
 		/* The same event again: its old records decode as its new ones. */
+		ghost_free(entries[reuse].ghost);
 		entries[reuse] = *e;
 		memset(e, 0, sizeof(*e));
 		e = &entries[reuse];
-		ghost_free(e->ghost);
 		e->ghost = NULL;
 		e->was_enabled = 1;
 		id = reuse;
