@@ -106,6 +106,15 @@ static void test_listing(void)
 	CHECK(slim_ctl_list("trace") == NULL && errno == ENOENT);
 }
 
+/* An empty directory lists as "", which the caller frees like any other. */
+static void test_listing_empty(void)
+{
+	char *l = slim_ctl_list("instances");
+
+	CHECK_EQ_STR(l, "");
+	free(l);
+}
+
 /* The files that are the same everywhere. */
 static void test_shared_files(void)
 {
@@ -388,6 +397,7 @@ static void test_churn(void)
 int main(void)
 {
 	check_watchdog("instances", 300);
+	test_listing_empty();
 	test_mkdir_rmdir();
 	test_listing();
 	test_shared_files();

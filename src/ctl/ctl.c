@@ -890,7 +890,9 @@ SLIM_EXPORT char *slim_ctl_list(const char *path)
 		errno = -err;
 		return NULL;
 	}
-	return s.buf ? s.buf : strdup("");
+	if (!s.size)	/* nothing listed: buf is the sequence's static "" */
+		return strdup("");
+	return s.buf;
 }
 
 /* ---- streams: a file opened for reading, trace_pipe as it fills -------- */
