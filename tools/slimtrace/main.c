@@ -14,6 +14,7 @@ struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 	const char *usage;
+	int many_inputs;		/* -i may repeat: the files are merged */
 };
 
 static const struct command commands[] = {
@@ -31,32 +32,34 @@ static const struct command commands[] = {
 	  "  -C CLOCK    trace clock: mono, mono_raw or tsc\n"
 	  "  -O          overwrite the oldest events when a buffer is full (default: drop new ones)\n"
 	  "  -o FILE     output file (default: trace.dat)\n"
-	  "  -q          say nothing unless something went wrong\n" },
+	  "  -q          say nothing unless something went wrong\n", 0 },
 	{ "report", cmd_report, "print the events of a trace.dat as text",
-	  "usage: slimtrace report [-i FILE | FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
+	  "usage: slimtrace report [-i FILE]... [FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
 	  "\n"
 	  "Prints every event, merged across buffers (CPUs) by time stamp:\n"
 	  "  comm-pid [cpu] timestamp: event: fields\n"
+	  "With several files, all of them are merged on one timeline and each line\n"
+	  "starts with the file's name, as in 'trace-cmd report -i A -i B'.\n"
 	  "\n"
-	  "  -i FILE     the trace (default: trace.dat)\n"
+	  "  -i FILE     a trace (default: trace.dat); may repeat\n"
 	  "  -e EVENTS   only these events (set_event syntax, '!' excludes); may repeat\n"
 	  "  -F FILTER   only events matching 'event[,event]: expression' (libtraceevent's\n"
 	  "              filter syntax); may repeat\n"
 	  "  -R          raw: every field as name=value instead of the event's format\n"
 	  "  -t          time stamps in nanoseconds\n"
-	  "  -N          do not load libtraceevent plugins\n" },
+	  "  -N          do not load libtraceevent plugins\n", 1 },
 	{ "list", cmd_list, "list the events (and formats) a trace.dat holds",
 	  "usage: slimtrace list [-f] [-e EVENTS] [-i FILE | FILE]\n"
 	  "\n"
 	  "  -f          print each event's format as well\n"
 	  "  -e EVENTS   only these events (set_event syntax)\n"
-	  "  -i FILE     the trace (default: trace.dat)\n" },
+	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
 	{ "stat", cmd_stat, "count events per event, thread and buffer; lost events; duration",
 	  "usage: slimtrace stat [-e EVENTS] [-i FILE | FILE]\n"
 	  "\n"
 	  "  -e EVENTS   count only these events (set_event syntax)\n"
-	  "  -i FILE     the trace (default: trace.dat)\n" },
-	{ NULL, NULL, NULL, NULL }
+	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
+	{ NULL, NULL, NULL, NULL, 0 }
 };
 
 static void main_usage(FILE *f)
@@ -135,6 +138,32 @@ static int add_events(struct cli_opts *o, const char *arg)
 	return 0;
 }
 
+static int many_inputs(const char *cmd)
+{
+	const struct command *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, cmd))
+			return c->many_inputs;
+	return 0;
+}
+
+static int add_file(struct cli_opts *o, const char *path)
+{
+	const char **f;
+
+	if (o->nr_files && !many_inputs(o->cmd))
+		return cli_bad_usage(o->cmd, "two files: '%s' and '%s' (this command reads one)",
+				     o->files[0], path);
+	f = realloc(o->files, (o->nr_files + 1) * sizeof(*f));
+	if (!f)
+		return cli_fail("out of memory");
+	o->files = f;
+	o->files[o->nr_files++] = path;
+	o->file = o->files[0];
+	return 0;
+}
+
 int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -143,7 +172,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 	};
 	char optstring[32];
 	const char **f;
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -156,7 +185,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 			cli_usage(cmd, stdout);
 			return -1;
 		case 'i':
-			o->file = optarg;
+			ret = add_file(o, optarg);
+			if (ret)
+				return ret;
 			break;
 		case 'e':
 			if (add_events(o, optarg))
@@ -189,15 +220,13 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 			return cli_bad_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		if (o->file)
-			return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
-		o->file = argv[optind++];
-	}
-	if (optind < argc)
-		return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
-	if (!o->file)
-		o->file = DEFAULT_FILE;
+	if (optind + 1 < argc)
+		return cli_bad_usage(cmd, "two files: '%s' and '%s'%s", argv[optind], argv[optind + 1],
+				     many_inputs(cmd) ? " (give each file its own -i)" : "");
+	if (optind < argc && (ret = add_file(o, argv[optind])))
+		return ret;
+	if (!o->nr_files && (ret = add_file(o, DEFAULT_FILE)))
+		return ret;
 	return 0;
 }
 
@@ -205,6 +234,7 @@ void cli_opts_free(struct cli_opts *o)
 {
 	free(o->events_buf);
 	free(o->filters);
+	free(o->files);
 	memset(o, 0, sizeof(*o));
 }
 
