@@ -112,7 +112,11 @@ static inline int cmd_on_path(const char *prog)
 	return 0;
 }
 
-/* A sanitizer report in a command run makes it exit CMD_SAN_EXIT. */
+/*
+ * A sanitizer report in a command run makes it exit CMD_SAN_EXIT.
+ * libtraceevent's own leaks are suppressed (tests/cli/lsan.supp); the
+ * slow unwinder is needed to see its frames, as it has no frame pointers.
+ */
 static inline void cmd_sanitizer_exit_codes(const char *srcdir)
 {
 	static const char *const vars[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS" };
@@ -122,8 +126,8 @@ static inline void cmd_sanitizer_exit_codes(const char *srcdir)
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
 		const char *old = getenv(vars[i]);
 
-		snprintf(buf, sizeof(buf), "%s%sexitcode=%d", old ? old : "", old && *old ? ":" : "",
-			 CMD_SAN_EXIT);
+		snprintf(buf, sizeof(buf), "%s%sexitcode=%d%s", old ? old : "", old && *old ? ":" : "",
+			 CMD_SAN_EXIT, i == 0 ? ":fast_unwind_on_malloc=0" : "");
 		setenv(vars[i], buf, 1);
 	}
 	snprintf(buf, sizeof(buf), "%s%ssuppressions=%s/tests/cli/lsan.supp",

@@ -67,7 +67,7 @@ static void crashed(struct cli_filter_result *r, int status)
 		snprintf(r->msg, sizeof(r->msg), "libtraceevent's filter parser crashes on it "
 			 "(signal %d, %s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
 	else
-		snprintf(r->msg, sizeof(r->msg), "libtraceevent's filter parser fails on it "
+		snprintf(r->msg, sizeof(r->msg), "libtraceevent's filter parser dies on it "
 			 "(exit status %d)", WEXITSTATUS(status));
 }
 
