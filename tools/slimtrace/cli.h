@@ -16,6 +16,7 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* Print the usage of CMD (NULL: the command itself); 0, or -1 if unknown. */
 int cli_usage(const char *cmd, FILE *f);

@@ -59,6 +59,20 @@ static const struct command commands[] = {
 	  "\n"
 	  "  -e EVENTS   count only these events (set_event syntax)\n"
 	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
+	{ "convert", cmd_convert, "write a trace.dat in another viewer's format (CTF, Perfetto)",
+	  "usage: slimtrace convert --to FORMAT [-e EVENTS] [--slice START,END[,KEY]] IN OUT\n"
+	  "\n"
+	  "Writes the trace IN for other viewers (docs/formats.md):\n"
+	  "  --to ctf       CTF 1.8 for babeltrace2 and Trace Compass: OUT is a new (or\n"
+	  "                 empty) directory, with 'metadata' and one stream per CPU\n"
+	  "  --to perfetto  a Perfetto protobuf trace for ui.perfetto.dev and trace\n"
+	  "                 processor: OUT is a file; one track per thread\n"
+	  "\n"
+	  "  -e EVENTS      only these events (set_event syntax, '!' excludes)\n"
+	  "  --slice START,END[,KEY]\n"
+	  "                 perfetto: each START event and the END event after it (on the\n"
+	  "                 same thread, or with the same value of the field KEY) become\n"
+	  "                 one slice; every other event is an instant\n", 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
