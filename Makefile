@@ -91,7 +91,7 @@ check-tsan:
 # protobuf-compiler (protoc, Perfetto), libkshark-dev and libjson-c-dev
 # (KernelShark's library and the header it includes).
 DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
-	trace-cmd pkg-config python3 babeltrace2 babeltrace protobuf-compiler \
+	libzstd-dev trace-cmd pkg-config python3 babeltrace2 babeltrace protobuf-compiler \
 	libkshark-dev libjson-c-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 deps:

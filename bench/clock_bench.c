@@ -6,7 +6,7 @@
  *   clock_bench [SECONDS]     error run length, default 10 (600 = 10 min)
  *
  * Build: cc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc bench/clock_bench.c \
- *            src/core/clock.c -lpthread -o clock_bench
+ *            src/core/clock.c src/core/fork.c -lpthread -o clock_bench
  *
  * Costs are the median of RUNS runs of ITERS back-to-back calls.  The
  * error run samples every 10 ms: CLOCK_MONOTONIC read on both sides of

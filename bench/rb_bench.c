@@ -5,7 +5,7 @@
  * Time stamps come from a counter, so the clock's cost is not included.
  *
  *   cc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc bench/rb_bench.c \
- *      src/ring/ring_buffer.c -o build/rb_bench
+ *      src/ring/ring_buffer.c src/core/clock.c src/core/fork.c -lpthread -o build/rb_bench
  */
 #include <stdint.h>
 #include <stdio.h>

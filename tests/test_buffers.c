@@ -5,6 +5,7 @@
  * or counted lost, exactly, in both modes and with a concurrent reader.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <time.h>
@@ -145,6 +146,47 @@ static void test_resize_keeps_records(void)
 	free(t);
 }
 
+/*
+ * A replaced ring gives its memory back once read or cleared: 100 resizes
+ * with records in the buffers neither keep 100 rings nor add 100 buffers,
+ * and every event stays counted.
+ */
+static void test_resize_frees_old_rings(void)
+{
+	struct slim_rb_stats before, after;
+	int i, buffers;
+	char *t;
+
+	slim_ctl_write("trace", "");
+	slim_ctl_write("buffer_size_kb", "1024");
+	stats(&before);
+	trace_sample_first(1, 1);
+	buffers = slim_bufset_count(&slim_bufset_top);
+	for (i = 0; i < 100; i++) {
+		trace_sample_first(i, 2);
+		CHECK_EQ_INT(slim_ctl_write("buffer_size_kb", i & 1 ? "1024" : "1028"), 0);
+		/* Reading trace_pipe empties the old ring: it goes. */
+		if (i % 10 == 9)
+			free(slim_ctl_read("trace_pipe"));
+	}
+	trace_sample_first(100, 2);
+	t = slim_ctl_read("trace");
+	if (!CHECK(t && strstr(t, "a=100 b=2")))
+		fprintf(stderr, "%s\n", t ? t : "(null)");
+	free(t);
+	slim_ctl_write("trace", "");
+	/* At most the ten rings replaced between two reads were kept at once. */
+	if (!CHECK(slim_bufset_count(&slim_bufset_top) <= buffers + 10))
+		fprintf(stderr, "     %d buffers, %d before\n",
+			slim_bufset_count(&slim_bufset_top), buffers);
+	stats(&after);
+	/* The live rings' pages: one 1 MiB ring per buffer, not 100 more. */
+	CHECK(after.pages <= (uint64_t)buffers * 257);
+	CHECK_EQ_INT(after.written - before.written, 102);
+	CHECK_EQ_INT(after.entries, 0);
+	CHECK_EQ_INT(after.lost - before.lost, 0);
+}
+
 static void test_counter_clock(void)
 {
 	char *t;
@@ -189,6 +231,7 @@ int main(void)
 	test_exact_accounting("nooverwrite");
 	test_concurrent_reader();
 	test_resize_keeps_records();
+	test_resize_frees_old_rings();
 	test_counter_clock();
 	return check_done("buffers");
 }

@@ -490,7 +490,9 @@ static void expect_error(const char *cmd, const void *buf, size_t len, const cha
 	if (spit("cli-bad.dat", buf, len))
 		return (void)CHECK(!"cannot write cli-bad.dat");
 	run_cli(&r, (const char *[]){ cmd, "cli-bad.dat", NULL });
-	CHECK_EQ_INT(exit_code(&r), 1);
+	if (!CHECK(exit_code(&r) == 1))
+		fprintf(stderr, "     %s of a %zu-byte file: exit %d, stderr:\n%s", cmd, len,
+			exit_code(&r), r.err);
 	CHECK(!strncmp(r.err, "slimtrace: cli-bad.dat: ", 24));
 	if (what && !CHECK(has(r.err, what)))
 		fprintf(stderr, "     wanted \"%s\" in: %s", what, r.err);
@@ -541,8 +543,8 @@ static void test_corrupt(void)
 	expect_error("report", b, im.len, "bad magic at offset 0", NULL);
 
 	memcpy(b, im.p, im.len);
-	b[10] = '7';
-	expect_error("list", b, im.len, "version 7", NULL);
+	b[10] = '7';	/* a version 6 header read as 7: no compression header */
+	expect_error("list", b, im.len, "compression 'header_page' at offset 18 is not supported", NULL);
 
 	memcpy(b, im.p, im.len);
 	b[13] = 3;
@@ -615,6 +617,220 @@ static void test_corrupt(void)
 	unlink("cli-bad.dat");
 	free(b);
 	free(im.p);
+}
+
+
+/* ---- version 7, convert, cut-short files ------------------------------------- */
+
+static char kernel_v7[4096];
+
+/* report -N of FILE must be the saved kernel report, with nothing on stderr. */
+static void expect_golden(const char *file, const char *golden_text)
+{
+	struct run r;
+
+	run_cli(&r, (const char *[]){ "report", "-N", file, NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK_EQ_STR(r.err, "");
+	if (!CHECK(golden_text && !strcmp(r.out, golden_text)))
+		fprintf(stderr, "     report of %s differs from kernel-v6.report\n", file);
+	run_free(&r);
+}
+
+/* trace-cmd reads FILE: the same lines as slimtrace, an empty stderr, --ts-check. */
+static void trace_cmd_reads(const char *file)
+{
+	struct run r;
+
+	if (!on_path("trace-cmd"))
+		return;
+	compare_with_trace_cmd(file, (const char *[]){ "report", file, NULL },
+			       (const char *[]){ "report", "-i", file, NULL }, 0);
+	run_prog(&r, "trace-cmd", (const char *[]){ "report", "--ts-check", "-i", file, NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	if (!CHECK(!strcmp(r.err, "")))
+		fprintf(stderr, "     trace-cmd report --ts-check -i %s: %s", file, r.err);
+	run_free(&r);
+}
+
+static void convert(const char *in, const char *out, const char *version, const char *comp)
+{
+	struct run r;
+
+	run_cli(&r, (const char *[]){ "convert", "--file-version", version, "--compression", comp,
+				      in, out, NULL });
+	if (!CHECK(exit_code(&r) == 0))
+		fprintf(stderr, "     convert %s -> %s (v%s %s): %s", in, out, version, comp, r.err);
+	run_free(&r);
+}
+
+/* Bit flips anywhere in a version 7 file: never a crash, never a silent failure. */
+static void flip_v7(const char *file)
+{
+	unsigned char *p, *b;
+	char what[128];
+	size_t len, i, at;
+	uint32_t x = 777;
+
+	p = (unsigned char *)slurp(file, &len);
+	b = p ? malloc(len) : NULL;
+	if (!CHECK(p && b && len > 64)) {
+		free(p);
+		free(b);
+		return;
+	}
+	for (i = 0; i < FLIPS / 2; i++) {
+		x = x * 1103515245u + 12345u;
+		/* Half in the first 4 KiB, where the sections and options are. */
+		at = (x >> 8) % (i % 2 ? len : (len < 4096 ? len : 4096));
+		memcpy(b, p, len);
+		b[at] ^= 1u << (x & 7);
+		snprintf(what, sizeof(what), "(%s) with bit %u of byte %zu flipped", file, x & 7, at);
+		expect_clean(i % 3 ? "report" : "stat", b, len, what);
+	}
+	for (i = 0; i < len; i += len / 16 + 1)
+		expect_clean("report", p, i, "cut");
+	free(p);
+	free(b);
+}
+
+static void test_v7(void)
+{
+	char *golden_text = golden("kernel-v6.report");
+	static const char *const forms[][2] = { { "7", "zstd" }, { "7", "none" }, { "6", "none" } };
+	struct run r;
+	size_t i;
+
+	/* trace-cmd's own version 7, zstd, of the kernel trace. */
+	expect_golden(kernel_v7, golden_text);
+	run_cli(&r, (const char *[]){ "stat", kernel_v7, NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK(has(r.out, "trace.dat v7, compression zstd"));
+	CHECK(has(r.out, "clock:     local"));
+	run_free(&r);
+
+	/* convert, every way, and back: the same report, and trace-cmd reads it. */
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		convert(kernel_dat, "cli-conv.dat", forms[i][0], forms[i][1]);
+		expect_golden("cli-conv.dat", golden_text);
+		trace_cmd_reads("cli-conv.dat");
+		convert(kernel_v7, "cli-conv.dat", forms[i][0], forms[i][1]);
+		expect_golden("cli-conv.dat", golden_text);
+		convert("cli-conv.dat", "cli-conv2.dat", "7", "zstd");
+		expect_golden("cli-conv2.dat", golden_text);
+	}
+
+	/* Refusals, each with its reason. */
+	run_cli(&r, (const char *[]){ "convert", "--file-version", "6", "--compression", "zstd",
+				      kernel_dat, "cli-conv.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 2);
+	CHECK(has(r.err, "needs --file-version 7"));
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "convert", "--to", "nosuch", kernel_dat, "cli-conv.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 2);
+	CHECK(has(r.err, "no such output format"));
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "convert", kernel_dat, NULL });
+	CHECK_EQ_INT(exit_code(&r), 2);
+	run_free(&r);
+	flip_v7(kernel_v7);
+	convert(kernel_dat, "cli-conv.dat", "7", "none");
+	flip_v7("cli-conv.dat");
+	unlink("cli-conv.dat");
+	unlink("cli-conv2.dat");
+	free(golden_text);
+}
+
+/* A file cut at CUT: CMD prints what is before, warns where the data ends, exits 1. */
+static void expect_cut(const char *cmd, const unsigned char *p, size_t cut, int want_events)
+{
+	struct run r;
+
+	if (spit("cli-cut.dat", p, cut))
+		return (void)CHECK(!"cannot write cli-cut.dat");
+	run_cli(&r, (const char *[]){ cmd, "cli-cut.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 1);
+	if (!CHECK(has(r.err, "warning: the file is cut short") && has(r.err, "the data ends at offset")))
+		fprintf(stderr, "     %s of a file cut at %zu: %s", cmd, cut, r.err);
+	if (want_events && !CHECK(report_count(r.out, "sched_switch") > 0))
+		fprintf(stderr, "     %s of a file cut at %zu printed no event\n", cmd, cut);
+	run_free(&r);
+}
+
+static void test_cut_short(void)
+{
+	static const char *const forms[][2] = { { "6", "none" }, { "7", "none" }, { "7", "zstd" } };
+	char *p;
+	size_t len, i, cut;
+	struct run r;
+
+	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		convert(kernel_dat, "cli-whole.dat", forms[i][0], forms[i][1]);
+		p = slurp("cli-whole.dat", &len);
+		if (!CHECK(p && len > 8192))
+			break;
+		/*
+		 * Version 7 keeps its options after the data, as trace-cmd
+		 * does: find where the data ends by cutting back from the
+		 * end until the file still opens.
+		 */
+		for (cut = len - 1; cut > 4096; cut -= 97) {
+			if (spit("cli-cut.dat", p, cut))
+				break;
+			run_cli(&r, (const char *[]){ "list", "cli-cut.dat", NULL });
+			if (has(r.err, "cut short")) {
+				run_free(&r);
+				break;
+			}
+			run_free(&r);
+		}
+		if (!CHECK(cut > 4096))
+			fprintf(stderr, "     v%s %s: no cut of the data found\n", forms[i][0], forms[i][1]);
+		if (!strcmp(forms[i][0], "6")) {
+			/* In the last CPU's data: what is before it is all there. */
+			cut = len - 4096 + 100;
+			expect_cut("report", (unsigned char *)p, cut, 1);
+			expect_cut("stat", (unsigned char *)p, cut, 0);
+			expect_cut("list", (unsigned char *)p, cut, 0);
+		} else {
+			expect_cut("report", (unsigned char *)p, cut, 0);
+			expect_cut("stat", (unsigned char *)p, cut, 0);
+		}
+		free(p);
+	}
+	unlink("cli-whole.dat");
+	unlink("cli-cut.dat");
+}
+
+/* Every buffer of a kernel trace taken in an instance, named as trace-cmd does. */
+static void test_instances(void)
+{
+	char cmd[1024];
+	struct run r;
+
+	if (access("/sys/kernel/tracing/instances", W_OK) || !on_path("trace-cmd")) {
+		printf("note: no tracefs instances or trace-cmd: instance buffers not tested live\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "I=/sys/kernel/tracing/instances/slimcli$$ && mkdir $I && "
+		 "echo 16 > $I/buffer_size_kb && echo 1 > $I/events/sched/sched_switch/enable && "
+		 "echo 1 > $I/tracing_on && for i in 1 2 3 4 5 6 7 8; do /bin/true; done; "
+		 "echo 0 > $I/tracing_on; trace-cmd extract -B slimcli$$ -o cli-inst.dat >/dev/null 2>&1; "
+		 "rmdir $I 2>/dev/null; test -s cli-inst.dat");
+	if (!CHECK(system(cmd) == 0))
+		return;
+	run_cli(&r, (const char *[]){ "report", "cli-inst.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK(has(r.out, "\nslimcli"));
+	CHECK(report_count(r.out, "sched_switch") > 0);
+	run_free(&r);
+	compare_with_trace_cmd("cli-inst.dat", (const char *[]){ "report", "cli-inst.dat", NULL },
+			       (const char *[]){ "report", "-i", "cli-inst.dat", NULL }, 0);
+	convert("cli-inst.dat", "cli-inst7.dat", "7", "zstd");
+	trace_cmd_reads("cli-inst7.dat");
+	unlink("cli-inst.dat");
+	unlink("cli-inst7.dat");
 }
 
 /* ---- record ----------------------------------------------------------------- */
@@ -703,6 +919,31 @@ static void test_record_demo(void)
 	CHECK_EQ_INT(report_count(r.out, "demo_reply"), 4);
 	CHECK(!has(r.out, "usecs=100\n"));
 	run_free(&r);
+
+	/* Version 7, plain and compressed at the end: trace-cmd reads both. */
+	run_cli(&r, (const char *[]){ "record", "-q", "--file-version", "7", "-o", "cli-demo.dat",
+				      "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "stat", "cli-demo.dat", NULL });
+	CHECK(has(r.out, "trace.dat v7, compression none"));
+	CHECK_EQ_INT(stat_event(r.out, "demo:demo_request\n"), 6);
+	run_free(&r);
+	trace_cmd_reads("cli-demo.dat");
+	run_cli(&r, (const char *[]){ "record", "-q", "--compression", "zstd", "-o", "cli-demo.dat",
+				      "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "stat", "cli-demo.dat", NULL });
+	CHECK(has(r.out, "trace.dat v7, compression zstd"));
+	CHECK_EQ_INT(stat_event(r.out, "demo:demo_request\n"), 6);
+	run_free(&r);
+	trace_cmd_reads("cli-demo.dat");
+	run_cli(&r, (const char *[]){ "record", "--file-version", "6", "--compression", "zstd",
+				      "-o", "cli-demo.dat", "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 2);
+	CHECK(has(r.err, "needs --file-version 7"));
+	run_free(&r);
 	unlink("cli-demo.dat");
 }
 
@@ -731,6 +972,7 @@ int main(void)
 	if (!srcdir)
 		srcdir = "../../..";
 	snprintf(kernel_dat, sizeof(kernel_dat), "%s/tests/cli/kernel-v6.dat", srcdir);
+	snprintf(kernel_v7, sizeof(kernel_v7), "%s/tests/cli/kernel-v7.dat", srcdir);
 	if (!CHECK(access(CLI, X_OK) == 0) || !CHECK(access(kernel_dat, R_OK) == 0))
 		return check_done("cli");
 	sanitizer_exit_codes();
@@ -738,6 +980,9 @@ int main(void)
 	test_missing();
 	test_kernel_file();
 	test_corrupt();
+	test_v7();
+	test_cut_short();
+	test_instances();
 	test_record_refusals();
 	test_record_demo();
 	unlink("cli.out");

@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * Events of a shared object appear when it is opened and disappear when
- * it is closed: the kernel's module load and unload.
+ * it is closed: the kernel's module load and unload.  Their records stay,
+ * readable in the trace file and in a recording.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slimtrace/ctl.h>
 #include <slimtrace/output.h>
+#include <slimtrace/record.h>
 #include "check.h"
 #include "records.h"
 
@@ -30,6 +37,56 @@ static void *open_plugin(void (**fire)(int))
 	return h;
 }
 
+/* The text of a file, malloc'd ("" when missing). */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	size_t n = 0;
+
+	if (f && buf)
+		n = fread(buf, 1, (1 << 20) - 1, f);
+	if (f)
+		fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * Recording while a library comes and goes: its records reach the file
+ * with its format, so trace-cmd reads them as they were, not as unknown.
+ */
+static void test_record_across_dlclose(void)
+{
+	void (*fire)(int) = NULL;
+	struct slim_event *ev;
+	char *out, *err;
+	void *h;
+	int rc;
+
+	unlink("dlopen-rec.dat");
+	CHECK_EQ_INT(slim_record_start("dlopen-rec.dat"), 0);
+	h = open_plugin(&fire);
+	ev = h ? slim_event_find("plugin", "plugin_ev") : NULL;
+	if (!CHECK(ev != NULL && fire != NULL))
+		return;
+	CHECK_EQ_INT(slim_event_enable(ev, 1), 0);
+	fire(11);
+	fire(12);
+	CHECK_EQ_INT(dlclose(h), 0);
+	CHECK_EQ_INT(slim_record_stop(), 0);
+	rc = system("trace-cmd report -i dlopen-rec.dat > dlopen-rec.out 2> dlopen-rec.err");
+	CHECK_EQ_INT(rc, 0);
+	out = slurp("dlopen-rec.out");
+	err = slurp("dlopen-rec.err");
+	CHECK(out && strstr(out, "plugin_ev:") && strstr(out, "v=11") && strstr(out, "v=12"));
+	CHECK(out && !strstr(out, "UNKNOWN"));
+	CHECK_EQ_STR(err, "");
+	free(out);
+	free(err);
+}
+
 int main(void)
 {
 	void (*fire)(int) = NULL;
@@ -38,6 +95,7 @@ int main(void)
 	struct slim_seq s, p;
 	char scratch[128];
 	void *h;
+	char *t;
 	int id;
 
 	CHECK(slim_event_find("plugin", "plugin_ev") == NULL);
@@ -68,23 +126,49 @@ int main(void)
 	slim_event_funcs(ev)->trace(&s, &p, ev, recs[0].data, recs[0].len);
 	CHECK_EQ_STR(line, "v=5 who=plugin");
 
-	/* Unload: the events go, their records too (as on module unload). */
+	/*
+	 * Unload: the events go, their records stay (unlike the kernel on
+	 * module unload), readable from a kept copy of the format, and the
+	 * id stays taken.
+	 */
+	/* A filter, then a refused one: its error shows in the filter file. */
+	CHECK_EQ_INT(slim_ctl_write("events/plugin/plugin_ev/filter", "v > 3"), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/plugin/plugin_ev/filter", "v >"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_write("events/plugin/filter", "v > 1"), 0);
 	CHECK_EQ_INT(dlclose(h), 0);
 	CHECK(slim_event_find("plugin", "plugin_ev") == NULL);
 	CHECK(slim_event_by_id(id) == NULL);
 	CHECK(slim_tracepoint_find("plugin_tp") == NULL);
-	CHECK_EQ_INT(test_records(recs, 8), 0);
+	CHECK_EQ_INT(test_records(recs, 8), 1);
+	t = slim_ctl_read("trace");
+	CHECK(t && strstr(t, "plugin_ev: v=5 who=plugin\n"));
+	free(t);
+	fire = NULL;
 
-	/* Load again: back, disabled, with a fresh id and no old probes. */
+	/* Load again: back, disabled, with its old id and no old probes. */
 	h = open_plugin(&fire);
 	CHECK(h != NULL);
 	if (!h)
 		return check_done("dlopen");
 	ev = slim_event_find("plugin", "plugin_ev");
 	CHECK(ev != NULL && !(ev->flags & SLIM_EVENT_FL_ENABLED));
+	CHECK_EQ_INT(ev ? ev->event.type : -1, id);
+	/* The event file went with the event: no old filter, no old error. */
+	t = slim_ctl_read("events/plugin/plugin_ev/filter");
+	CHECK_EQ_STR(t, "none\n");
+	free(t);
+	t = slim_ctl_read("events/plugin/filter");
+	CHECK(t != NULL);
+	free(t);
+	CHECK_EQ_INT(slim_ctl_write("events/plugin/filter", "0"), 0);
 	fire(7);
 	CHECK_EQ_INT(probe_hits, 5);
-	CHECK_EQ_INT(test_records(recs, 8), 0);
+	CHECK_EQ_INT(test_records(recs, 8), 1);
+	/* The old record reads with the event's own printer again. */
+	t = slim_ctl_read("trace");
+	CHECK(t && strstr(t, "plugin_ev: v=5 who=plugin\n"));
+	free(t);
 	CHECK_EQ_INT(dlclose(h), 0);
+	test_record_across_dlclose();
 	return check_done("dlopen");
 }

@@ -50,6 +50,15 @@ static int child(const char *which)
 		t = slim_ctl_read("trace");
 		CHECK(t && !strstr(t, "a=3") && strstr(t, "a=7 b=0"));
 		free(t);
+	} else if (strcmp(which, "sizes") == 0) {
+		/* Refused as the buffer_size_kb file refuses: the size stays. */
+		t = slim_ctl_read("buffer_size_kb");
+		CHECK_EQ_STR(t, "1024\n");
+		free(t);
+		/* And recording works, at the size kept. */
+		slim_ctl_write("set_event", "sample_first");
+		trace_sample_first(1, 1);
+		CHECK_EQ_INT(slim_bufset_count(&slim_bufset_top), 1);
 	} else if (strcmp(which, "bad") == 0) {
 		t = slim_ctl_read("trace_clock");
 		CHECK(t && strstr(t, "[mono]"));
@@ -59,9 +68,10 @@ static int child(const char *which)
 	return check_done(which);
 }
 
-/* Parent side: run a case; its checks count as ours. */
-static void run_case(const char *which, const char *const env[])
+/* Parent side: run a case; its checks count as ours; want: in its stderr. */
+static void run_case_says(const char *which, const char *const env[], const char *want)
 {
+	int said = 0;
 	char cmd[4096], line[512];
 	size_t off = 0;
 	int i, p = 0, f = 0;
@@ -73,13 +83,23 @@ static void run_case(const char *which, const char *const env[])
 		 which, getpid());
 	out = popen(cmd, "r");
 	while (out && fgets(line, sizeof(line), out)) {
-		if (sscanf(line, "RESULT %*s %d %d", &p, &f) != 2)
+		if (want && strstr(line, want))
+			said++;
+		else if (sscanf(line, "RESULT %*s %d %d", &p, &f) != 2)
 			fputs(line, stderr);
 	}
 	CHECK(out && pclose(out) == 0);
+	/* Said once: not twice, not without its reason. */
+	if (want && !check_report(said == 1, "the case's message, once", __FILE__, __LINE__))
+		fprintf(stderr, "     case %s: \"%s\" %d times\n", which, want, said);
 	if (!check_report(p > 0 && f == 0, which, __FILE__, __LINE__))
 		fprintf(stderr, "     case %s: %d passed, %d failed\n", which, p, f);
 	check_passed += p - (p > 0 && f == 0);
+}
+
+static void run_case(const char *which, const char *const env[])
+{
+	run_case_says(which, env, NULL);
 }
 
 int main(void)
@@ -97,6 +117,12 @@ int main(void)
 		"SLIMTRACE_CLOCK=sundial", "SLIMTRACE_BUFFER_KB=lots",
 		"SLIMTRACE_EVENTS=nosuch", "SLIMTRACE_FILTER='sample:sample_first:a >'",
 		NULL };
+	static const char *const too_big[] = { "SLIMTRACE_BUFFER_KB=99999999999", NULL };
+	static const char *const wraps[] = { "SLIMTRACE_BUFFER_KB=17179869188", NULL };
+	static const char *const junk[] = { "SLIMTRACE_BUFFER_KB=12abc", NULL };
+	static const char *const tiny[] = { "SLIMTRACE_BUFFER_KB=3", NULL };
+	static const char *const nodir[] = { "SLIMTRACE_EVENTS=sample_first",
+		"SLIMTRACE_OUTPUT=/nonexistent/x.dat", NULL };
 	const char *which = getenv("SLIM_ENV_CHILD");
 
 	if (which)
@@ -106,5 +132,11 @@ int main(void)
 	run_case("glob", glob);
 	run_case("config", config);
 	run_case("bad", bad);
+	run_case_says("sizes", too_big, "SLIMTRACE_BUFFER_KB='99999999999': Size out of range");
+	run_case_says("sizes", wraps, "SLIMTRACE_BUFFER_KB='17179869188': Size out of range");
+	run_case_says("sizes", junk, "SLIMTRACE_BUFFER_KB='12abc': Invalid value");
+	run_case_says("sizes", tiny, "SLIMTRACE_BUFFER_KB='3': Size out of range");
+	run_case_says("sizes", nodir, "SLIMTRACE_OUTPUT: cannot record to "
+		      "'/nonexistent/x.dat': No such file or directory");
 	return check_done("env");
 }

@@ -32,6 +32,7 @@
 #include "check.h"
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "ring/page.h"
 #include "rec_events.h"
 #include "record/record.h"
 
@@ -568,6 +569,19 @@ static void scenario(const char *name, enum scenario sc, int want_sig)
 	check_exact(&ci);
 }
 
+/* The version byte of a trace.dat: '6' or '7'. */
+static int file_version(const char *file)
+{
+	char head[12] = { 0 };
+	int fd = open(file, O_RDONLY);
+
+	if (fd < 0 || read(fd, head, sizeof(head)) != (ssize_t)sizeof(head))
+		head[10] = 0;
+	if (fd >= 0)
+		close(fd);
+	return head[10];
+}
+
 /* ---- the scenarios ------------------------------------------------------- */
 
 static void test_exits(void)
@@ -644,14 +658,14 @@ static void test_return_from_main(void)
 	CHECK_EQ_INT(rep.n, 4000 + 4000 / 64 + 1);
 }
 
-static void test_kill(void)
+static void test_kill(const char *label)
 {
 	struct child_info ci;
 	char name[200];
 	struct stat st;
 	int i, first = 1;
 
-	scenario("kill", SC_KILL, SIGKILL);
+	scenario(label, SC_KILL, SIGKILL);
 	/* Before recovery: a valid trace without events. */
 	if (read_file(path))
 		CHECK_EQ_INT(rep.n, 0);
@@ -673,6 +687,29 @@ static void test_kill(void)
 	CHECK(!first);
 	CHECK(rep.n >= 3000 + 3000 / 64 + 1);
 	CHECK_EQ_INT(rep.lost_marked, 0);
+}
+
+/*
+ * The version 7 sink (SLIMTRACE_FILE_VERSION=7, read at start-up):
+ * trace-cmd reads what it writes at stop, from a signal handler, while
+ * recording and after recovery, with the same counts.
+ */
+static void test_version7(void)
+{
+	setenv("SLIMTRACE_FILE_VERSION", "7", 1);
+	scenario("v7_stop", SC_STOP, 0);
+	CHECK_EQ_INT(rep.n, 5000 + 5000 / 64 + 1);
+	check_clock(path, "[mono]");
+	CHECK(file_version(path) == '7');
+	scenario("v7_segv", SC_SEGV, SIGSEGV);
+	CHECK_EQ_INT(rep.n, 5000 + 5000 / 64 + 1);
+	scenario("v7_drop", SC_DROP, 0);
+	CHECK(rep.dropped > 0);
+	test_kill("v7_kill");
+	CHECK(file_version(path) == '7');
+	setenv("SLIMTRACE_FILE_VERSION", "5", 1);
+	CHECK_EQ_INT(slim_record_start(path), -EINVAL);
+	unsetenv("SLIMTRACE_FILE_VERSION");
 }
 
 static void test_threads(void)
@@ -743,8 +780,8 @@ static void test_headers(void)
 	char *hp = slim_ctl_read("events/header_page");
 	char *he = slim_ctl_read("events/header_event");
 
-	CHECK_EQ_STR(slim_record_header_page(), hp);
-	CHECK_EQ_STR(slim_record_header_event(), he);
+	CHECK_EQ_STR(slim_page_header_page, hp);
+	CHECK_EQ_STR(slim_page_header_event, he);
 	free(hp);
 	free(he);
 }
@@ -807,7 +844,9 @@ int main(int argc, char **argv)
 	test_api_errors();
 	test_exits();
 	test_return_from_main();
-	test_kill();
+	test_kill("kill");
+	CHECK(file_version(path) == '6');
+	test_version7();
 	test_threads();
 	test_lost();
 	free(rep.v);

@@ -275,11 +275,14 @@ static void test_refusals(const char *kernel)
 	char *text;
 	size_t len;
 
-	expect((const char *[]){ CLI, "convert", kernel, "x", NULL }, 2, "--to is needed");
+	expect((const char *[]){ CLI, "convert", "--to", "ctf", "--file-version", "6", kernel, "x", NULL }, 2,
+	       "--file-version and --compression are for --to trace.dat");
+	expect((const char *[]){ CLI, "convert", "-e", "sched:*", kernel, "x", NULL }, 2,
+	       "-e is for --to ctf and --to perfetto");
 	expect((const char *[]){ CLI, "convert", "--to", "json", kernel, "x", NULL }, 2,
-	       "--to 'json': no such format (formats: ctf, perfetto)");
+	       "--to 'json': no such output format (formats: trace.dat, ctf, perfetto)");
 	expect((const char *[]){ CLI, "convert", "--to", "ctf", kernel, NULL }, 2,
-	       "expected the input trace.dat and the output");
+	       "wanted IN and OUT (a new (or empty) directory)");
 	expect((const char *[]){ CLI, "convert", "--to", "ctf", "--slice", "a,b", kernel, "x", NULL }, 2,
 	       "--slice is for --to perfetto");
 	expect((const char *[]){ CLI, "convert", "--to", "perfetto", "--slice", "a", kernel, "x", NULL }, 2,

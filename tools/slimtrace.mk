@@ -1,13 +1,17 @@
 # The slimtrace command.  It reads trace.dat files with libtraceevent
-# (Debian: libtraceevent-dev); the library itself never links it.
+# (Debian: libtraceevent-dev) and zstd (libzstd-dev); the library itself
+# never links them.  The library's page decoder (src/ring/page.c) is
+# compiled in, as trace-cmd shares libtraceevent's kbuffer.
 CLI      := $(B)/tools/slimtrace
-CLI_SRCS := $(wildcard tools/slimtrace/*.c)
-CLI_HDRS := $(wildcard tools/slimtrace/*.h)
+CLI_SRCS := $(wildcard tools/slimtrace/*.c) src/ring/page.c
+CLI_HDRS := $(wildcard tools/slimtrace/*.h) src/ring/page.h
 TRACEEVENT_LIBS ?= $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
+ZSTD_LIBS ?= $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 
 $(CLI): $(CLI_SRCS) $(CLI_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -DSLIM_VERSION='"$(VERSION)"' $(ALL_CFLAGS) -o $@ $(CLI_SRCS) $(TRACEEVENT_LIBS)
+	$(CC) $(CPPFLAGS) -Isrc -DSLIM_VERSION='"$(VERSION)"' $(ALL_CFLAGS) -o $@ $(CLI_SRCS) \
+		$(TRACEEVENT_LIBS) $(ZSTD_LIBS)
 
 .PHONY: tools
 tools: $(CLI)

@@ -14,15 +14,24 @@
  * guards the table of live sets that exiting threads check their slots
  * against.  Neither is ever held across an RCU grace period, because a
  * thread claiming its buffer does so inside its read-side section.
+ *
+ * A thread's first event may come from a signal handler, so the claim
+ * is async-signal-safe: its memory comes from mmap(2), and a handler
+ * that interrupted its own thread inside a section holding bs->lock
+ * (where waiting for the lock would never end) counts the event lost
+ * instead of claiming.
  */
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "core/fork.h"
 
 __thread struct slim_thread *slim_thread_self
 	__attribute__((tls_model("initial-exec")));
@@ -43,7 +52,60 @@ static struct slim_bufset *slots[SLIM_MAX_BUFSETS] = { &slim_bufset_top };
 static uint32_t next_gen = 2;
 
 static pthread_key_t exit_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+/* Inside a section holding a set's lock: a signal handler must not claim. */
+static __thread int in_locked
+	__attribute__((tls_model("initial-exec")));
+
+static void set_lock(struct slim_bufset *bs)
+{
+	in_locked++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&bs->lock);
+}
+
+static void set_unlock(struct slim_bufset *bs)
+{
+	pthread_mutex_unlock(&bs->lock);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	in_locked--;
+}
+
+void slim_gate_enter(struct slim_gate *g)
+{
+	while (!slim_gate_try(g))
+		sched_yield();
+}
+
+/* fork(): no new reader in, and the ones inside out. */
+static void gate_close(struct slim_gate *g)
+{
+	__atomic_store_n(&g->closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g->readers, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+static void gate_open(struct slim_gate *g)
+{
+	__atomic_store_n(&g->closed, 0, __ATOMIC_SEQ_CST);
+}
+
+static void *map(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+#define BUFFER_MAP	((sizeof(struct slim_buffer) + 4095) & ~(size_t)4095)
+#define THREAD_MAP	((sizeof(struct slim_thread) + 4095) & ~(size_t)4095)
+
+static void buffer_free(struct slim_buffer *b)
+{
+	slim_rb_destroy(b->rb);
+	pthread_mutex_destroy(&b->read_lock);
+	munmap(b, BUFFER_MAP);
+}
 
 /* A thread exits: its buffers in every live set are free for the next. */
 static void thread_exit(void *arg)
@@ -60,12 +122,64 @@ static void thread_exit(void *arg)
 			slim_store_release(&s->b->owned, 0);
 	}
 	pthread_mutex_unlock(&slots_lock);
-	free(t);
+	munmap(t, THREAD_MAP);
 }
 
-static void make_key(void)
+/* ---- fork: every set's lock and every buffer's read lock --------------- */
+
+static void fork_lock(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&slots_lock);
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		if (!slots[i])
+			continue;
+		pthread_mutex_lock(&slots[i]->lock);
+		gate_close(&slots[i]->gate);
+	}
+}
+
+static void fork_unlock(void)
+{
+	unsigned int i;
+
+	for (i = SLIM_MAX_BUFSETS; i-- > 0;) {
+		if (!slots[i])
+			continue;
+		gate_open(&slots[i]->gate);
+		pthread_mutex_unlock(&slots[i]->lock);
+	}
+	pthread_mutex_unlock(&slots_lock);
+}
+
+/* The child's one thread keeps its buffers; the others' are free for new threads. */
+static void fork_child(void)
+{
+	struct slim_thread *t = slim_thread_self;
+	struct slim_buffer *b;
+	unsigned int i;
+
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
+		for (b = slots[i] ? slots[i]->head : NULL; b; b = b->next) {
+			if (!t || t->slot[i].b != b || t->slot[i].gen != slots[i]->gen)
+				b->owned = 0;
+			else
+				b->tid = (int32_t)gettid();
+		}
+	}
+	fork_unlock();
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_BUFFERS, fork_lock, fork_unlock, fork_child, NULL
+};
+
+/* Before any thread records: the claim must not create keys in a signal handler. */
+__attribute__((constructor(101))) static void buffers_init(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
+	slim_fork_hook_add(&fork_hook);
 }
 
 struct slim_bufset *slim_bufset_new(int *err)
@@ -110,9 +224,7 @@ void slim_bufset_free(struct slim_bufset *bs)
 	pthread_mutex_unlock(&slots_lock);
 	for (b = bs->head; b; b = next) {
 		next = b->next;
-		slim_rb_destroy(b->rb);
-		pthread_mutex_destroy(&b->read_lock);
-		free(b);
+		buffer_free(b);
 	}
 	pthread_mutex_destroy(&bs->lock);
 	free(bs);
@@ -140,15 +252,16 @@ static struct slim_buffer *take_buffer(struct slim_bufset *bs)
 			return b;
 		zero = 0;
 	}
-	b = calloc(1, sizeof(*b));
+	b = map(BUFFER_MAP);
 	if (!b)
 		return NULL;
 	b->rb = slim_rb_create(bs->pages, bs->overwrite);
 	if (!b->rb) {
-		free(b);
+		munmap(b, BUFFER_MAP);
 		return NULL;
 	}
 	pthread_mutex_init(&b->read_lock, NULL);
+	b->gate = &bs->gate;
 	b->owned = 1;
 	b->cpu = bs->nr_buffers++;
 	append(bs, b);
@@ -161,17 +274,19 @@ SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs)
 	struct slim_thread *t = slim_thread_self;
 	struct slim_buffer *b;
 
-	pthread_once(&key_once, make_key);
+	/* A signal handler that interrupted this thread holding bs->lock. */
+	if (in_locked)
+		goto lost;
 	if (!t) {
-		t = calloc(1, sizeof(*t));
+		t = map(THREAD_MAP);
 		if (!t)
 			goto lost;
 		slim_thread_self = t;
 		pthread_setspecific(exit_key, t);
 	}
-	pthread_mutex_lock(&bs->lock);
+	set_lock(bs);
 	b = take_buffer(bs);
-	pthread_mutex_unlock(&bs->lock);
+	set_unlock(bs);
 	if (!b)
 		goto lost;
 	b->tid = (int32_t)gettid();
@@ -186,47 +301,99 @@ lost:
 	return NULL;
 }
 
+static void add_gone(struct slim_bufset *bs, const struct slim_rb_stats *st)
+{
+	__atomic_fetch_add(&bs->gone.written, st->written, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.lost, st->lost, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.consumed, st->consumed, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.overwritten, st->overwritten, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&bs->gone.dropped, st->dropped, __ATOMIC_RELAXED);
+}
+
+/* An old ring nobody writes: free it if read to the end.  1 if freed. */
+static int free_if_empty(struct slim_bufset *bs, struct slim_rb *rb)
+{
+	struct slim_rb_stats st;
+
+	slim_rb_stats(rb, &st);
+	if (st.entries)
+		return 0;
+	add_gone(bs, &st);
+	slim_rb_destroy(rb);
+	return 1;
+}
+
+void slim_buffer_reap(struct slim_bufset *bs, struct slim_buffer *b)
+{
+	struct slim_rb *rb = slim_buffer_ring(b);
+
+	if (b->retired && rb && free_if_empty(bs, rb))
+		slim_store_release(&b->rb, NULL);
+}
+
+/*
+ * An old ring with records left: into a retired buffer whose own ring is
+ * gone (so the number of buffers stays bounded), else a new one.
+ */
+static int keep_old_ring(struct slim_bufset *bs, struct slim_rb *rb)
+{
+	struct slim_buffer *b;
+
+	for (b = bs->head; b; b = b->next) {
+		if (!b->retired || slim_load_acquire(&b->rb))
+			continue;
+		slim_buffer_lock(b);
+		if (!b->rb) {
+			slim_store_release(&b->rb, rb);
+			slim_buffer_unlock(b);
+			return 0;
+		}
+		slim_buffer_unlock(b);
+	}
+	b = map(BUFFER_MAP);
+	if (!b)
+		return -ENOMEM;
+	b->rb = rb;
+	b->retired = 1;
+	pthread_mutex_init(&b->read_lock, NULL);
+	b->gate = &bs->gate;
+	b->cpu = bs->nr_buffers++;
+	append(bs, b);
+	return 0;
+}
+
 /*
  * New rings for every buffer (buffer_size_kb, the overwrite option).
  * All are made first, so that a refusal changes nothing.  Writers switch
- * at their next event; the old rings keep their records, readable as
- * buffers of their own, until the trace is cleared.
+ * at their next event; an old ring with records left stays readable as a
+ * retired buffer until it is read or cleared, then gives its memory back.
  */
 static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 {
-	struct slim_buffer *b, *old = NULL, *o;
-	struct slim_rb **rings;
-	int i, n, ret = 0;
+	struct slim_rb **rings, **old;
+	struct slim_buffer *b;
+	int i, n, nr_old = 0, ret = 0;
 
-	pthread_mutex_lock(&bs->lock);
+	set_lock(bs);
 	n = bs->nr_buffers;
 	rings = calloc(n ? n : 1, sizeof(*rings));
-	for (i = 0, b = bs->head; rings && b; b = b->next) {
+	old = calloc(n ? n : 1, sizeof(*old));
+	for (i = 0, b = bs->head; rings && old && b; b = b->next) {
 		if (b->retired)
 			continue;
-		o = calloc(1, sizeof(*o));
 		rings[i] = slim_rb_create(pages, overwrite);
-		if (!o || !rings[i]) {
-			free(o);
+		if (!rings[i]) {
 			ret = -ENOMEM;
 			break;
 		}
-		o->rb = b->rb;
-		o->retired = 1;
-		pthread_mutex_init(&o->read_lock, NULL);
-		o->next = old;
-		old = o;
 		i++;
 	}
-	if (!rings || ret) {
-		while (i >= 0 && rings)
-			slim_rb_destroy(rings[i--]);
-		for (; old; old = o) {
-			o = old->next;
-			free(old);
-		}
-		pthread_mutex_unlock(&bs->lock);
+	if (!rings || !old || ret) {
+		while (rings && i > 0)
+			slim_rb_destroy(rings[--i]);
+		set_unlock(bs);
 		free(rings);
+		free(old);
 		return -ENOMEM;
 	}
 	bs->pages = pages;
@@ -235,25 +402,24 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 		if (b->retired)
 			continue;
 		slim_buffer_lock(b);
+		old[nr_old++] = b->rb;
 		slim_rcu_assign_pointer(b->rb, rings[i++]);
 		slim_buffer_unlock(b);
 	}
-	pthread_mutex_unlock(&bs->lock);
+	set_unlock(bs);
 	free(rings);
 
 	/* Writers still in the old rings finish before readers take them. */
 	slim_rcu_synchronize();
 
-	pthread_mutex_lock(&bs->lock);
-	while (old) {
-		o = old;
-		old = o->next;
-		o->next = NULL;
-		o->cpu = bs->nr_buffers++;
-		append(bs, o);
+	set_lock(bs);
+	for (i = 0; i < nr_old; i++) {
+		if (!free_if_empty(bs, old[i]) && keep_old_ring(bs, old[i]))
+			ret = -ENOMEM;	/* its records are lost: counted below */
 	}
-	pthread_mutex_unlock(&bs->lock);
-	return 0;
+	set_unlock(bs);
+	free(old);
+	return ret;
 }
 
 int slim_bufset_resize(struct slim_bufset *bs, unsigned int pages)
@@ -277,7 +443,7 @@ int slim_buffer_iter_start(struct slim_buffer *b, struct slim_rb_iter *it)
 	int ret;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_iter_start(slim_buffer_ring(b), it);
+	ret = slim_buffer_ring(b) ? slim_rb_iter_start(slim_buffer_ring(b), it) : -ENOENT;
 	slim_buffer_unlock(b);
 	return ret;
 }
@@ -287,18 +453,21 @@ int slim_buffer_peek(struct slim_buffer *b, unsigned int *len, uint64_t *ts)
 	int ret;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_peek(slim_buffer_ring(b), len, ts);
+	ret = slim_buffer_ring(b) ? slim_rb_peek(slim_buffer_ring(b), len, ts) : 0;
 	slim_buffer_unlock(b);
 	return ret;
 }
 
-int slim_buffer_consume(struct slim_buffer *b, void *rec, unsigned int cap,
-			unsigned int *len, uint64_t *ts)
+int slim_buffer_consume(struct slim_bufset *bs, struct slim_buffer *b, void *rec,
+			unsigned int cap, unsigned int *len, uint64_t *ts)
 {
-	int ret;
+	int ret = 0;
 
 	slim_buffer_lock(b);
-	ret = slim_rb_consume(slim_buffer_ring(b), rec, cap, len, ts);
+	if (slim_buffer_ring(b))
+		ret = slim_rb_consume(slim_buffer_ring(b), rec, cap, len, ts);
+	if (b->retired)
+		slim_buffer_reap(bs, b);
 	slim_buffer_unlock(b);
 	return ret;
 }
@@ -309,7 +478,9 @@ void slim_bufset_reset(struct slim_bufset *bs)
 
 	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
 		slim_buffer_lock(b);
-		slim_rb_reset(slim_buffer_ring(b));
+		if (slim_buffer_ring(b))
+			slim_rb_reset(slim_buffer_ring(b));
+		slim_buffer_reap(bs, b);
 		slim_buffer_unlock(b);
 	}
 }
@@ -325,9 +496,24 @@ void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 	struct slim_rb_stats st;
 	uint64_t nobuf = slim_bufset_lost_nobuf(bs);
 
-	memset(sum, 0, sizeof(*sum));
+	sum->entries = 0;
+	sum->written = __atomic_load_n(&bs->gone.written, __ATOMIC_RELAXED);
+	sum->lost = __atomic_load_n(&bs->gone.lost, __ATOMIC_RELAXED);
+	sum->consumed = __atomic_load_n(&bs->gone.consumed, __ATOMIC_RELAXED);
+	sum->overwritten = __atomic_load_n(&bs->gone.overwritten, __ATOMIC_RELAXED);
+	sum->dropped = __atomic_load_n(&bs->gone.dropped, __ATOMIC_RELAXED);
+	sum->pages = 0;
 	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
-		slim_rb_stats(slim_buffer_ring(b), &st);
+		struct slim_rb *rb;
+
+		/* A retired ring is freed under its lock: read it under the lock. */
+		slim_buffer_lock(b);
+		rb = slim_buffer_ring(b);
+		if (rb)
+			slim_rb_stats(rb, &st);
+		slim_buffer_unlock(b);
+		if (!rb)
+			continue;
 		sum->entries += st.entries;
 		sum->written += st.written;
 		sum->lost += st.lost;

@@ -25,14 +25,26 @@
 /* Buffer sets alive at once: the top level and up to 255 instances. */
 #define SLIM_MAX_BUFSETS	256
 
+/*
+ * A set's gate: every reader of one of its buffers is inside it, and
+ * fork() closes it and waits for them to leave, so that no buffer's read
+ * lock is held when the process forks.  Atomics, not a lock: a child
+ * inherits no waiter that is not there.
+ */
+struct slim_gate {
+	int readers;
+	int closed;
+};
+
 struct slim_buffer {
 	struct slim_rb *rb;	/* RCU for the writer; replaced by a resize */
 	int owned;		/* a live thread writes here */
-	int retired;		/* an old ring kept for its records */
+	int retired;		/* an old ring kept for its records; rb NULL once read */
 	int cpu;		/* its number: the CPU column, trace.dat's CPU */
 	int32_t tid;		/* the thread writing now, or last */
 	char comm[16];		/* its name when it took the buffer */
 	pthread_mutex_t read_lock;	/* one reader at a time */
+	struct slim_gate *gate;		/* its set's */
 	struct slim_buffer *next;	/* published with a release store */
 };
 
@@ -44,11 +56,13 @@ struct slim_bufset {
 	uint32_t gen;
 	/* The control side. */
 	pthread_mutex_t lock;		/* claims and list changes */
+	struct slim_gate gate;		/* readers of its buffers pass it */
 	struct slim_buffer *head;
 	int nr_buffers;
 	unsigned int pages;		/* for the next ring made */
 	int overwrite;
 	uint64_t lost_nobuf;		/* events lost: no buffer could be had */
+	struct slim_rb_stats gone;	/* counts of the old rings freed (atomic) */
 };
 
 /* The top level's set: slot 0, never removed. */
@@ -112,22 +126,51 @@ static inline struct slim_buffer *slim_buffer_next(struct slim_buffer *b)
 }
 
 /* One reader of a buffer at a time. */
+/* Enter the gate: 1, or 0 while fork() has it closed. */
+static inline int slim_gate_try(struct slim_gate *g)
+{
+	if (__atomic_load_n(&g->closed, __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_fetch_add(&g->readers, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&g->closed, __ATOMIC_SEQ_CST))
+		return 1;
+	__atomic_fetch_sub(&g->readers, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void slim_gate_enter(struct slim_gate *g);
+
+static inline void slim_gate_leave(struct slim_gate *g)
+{
+	__atomic_fetch_sub(&g->readers, 1, __ATOMIC_RELEASE);
+}
+
 static inline void slim_buffer_lock(struct slim_buffer *b)
 {
+	slim_gate_enter(b->gate);
 	pthread_mutex_lock(&b->read_lock);
 }
 
 static inline int slim_buffer_trylock(struct slim_buffer *b)
 {
-	return pthread_mutex_trylock(&b->read_lock) == 0;
+	if (!slim_gate_try(b->gate))
+		return 0;
+	if (pthread_mutex_trylock(&b->read_lock) == 0)
+		return 1;
+	slim_gate_leave(b->gate);
+	return 0;
 }
 
 static inline void slim_buffer_unlock(struct slim_buffer *b)
 {
 	pthread_mutex_unlock(&b->read_lock);
+	slim_gate_leave(b->gate);
 }
 
-/* The ring a reader holding the lock reads (a resize swaps it under the lock). */
+/*
+ * The ring a reader holding the lock reads (a resize swaps it under the
+ * lock); NULL for a retired buffer whose old ring was read and freed.
+ */
 static inline struct slim_rb *slim_buffer_ring(struct slim_buffer *b)
 {
 	return slim_load_acquire(&b->rb);
@@ -136,8 +179,14 @@ static inline struct slim_rb *slim_buffer_ring(struct slim_buffer *b)
 /* The ring functions, each under the buffer's read lock. */
 int slim_buffer_iter_start(struct slim_buffer *b, struct slim_rb_iter *it);
 int slim_buffer_peek(struct slim_buffer *b, unsigned int *len, uint64_t *ts);
-int slim_buffer_consume(struct slim_buffer *b, void *rec, unsigned int cap,
-			unsigned int *len, uint64_t *ts);
+int slim_buffer_consume(struct slim_bufset *bs, struct slim_buffer *b, void *rec,
+			unsigned int cap, unsigned int *len, uint64_t *ts);
+
+/*
+ * A retired buffer whose ring has been read to the end gives its memory
+ * back (reader's lock held); its counts stay in the set's.
+ */
+void slim_buffer_reap(struct slim_bufset *bs, struct slim_buffer *b);
 
 void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum);
 int slim_bufset_count(struct slim_bufset *bs);

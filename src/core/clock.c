@@ -11,6 +11,7 @@
  * seqlock whose every field is an atomic.  docs/clocks.md has the why.
  */
 #include "core/clock.h"
+#include "core/fork.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -483,20 +484,26 @@ int slim_clock_recalibrate(void)
 /* A fork in mid-calibration would leave the child's table locked. */
 static void fork_prepare(void)
 {
+	pthread_mutex_lock(&sel_lock);
 	pthread_mutex_lock(&cal_lock);
 }
 
 static void fork_done(void)
 {
 	pthread_mutex_unlock(&cal_lock);
+	pthread_mutex_unlock(&sel_lock);
 }
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_CLOCK, fork_prepare, fork_done, fork_done, NULL
+};
 
 static void clock_setup(void)
 {
 	counter_ok = SLIM_CLOCK_HAVE_COUNTER && counter_invariant();
 	if (!counter_ok)
 		return;
-	pthread_atfork(fork_prepare, fork_done, fork_done);
+	slim_fork_hook_add(&fork_hook);
 	pthread_mutex_lock(&cal_lock);
 	cal_add_point();
 	atomic_store_explicit(&cal.next_due, wtab[0].tsc_base, memory_order_relaxed);

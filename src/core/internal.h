@@ -13,6 +13,18 @@
 /* The kernel's event_mutex: control paths that walk or change events. */
 extern pthread_mutex_t slim_event_mutex;
 
+/*
+ * An unloaded event whose records may still be in buffers: its id stays
+ * taken, and what readers need to name and decode its records is copied
+ * out of the object that is gone.  The same event loading again (same
+ * system, name and format) takes its id back.
+ */
+struct slim_event_ghost {
+	char *system, *name;
+	char *format;			/* the `format` file's text */
+	struct slim_field_table fields;	/* a copy: strings and fields */
+};
+
 /* What the registry knows of a loaded event (by id). */
 struct slim_event_entry {
 	struct slim_event *ev;
@@ -22,6 +34,7 @@ struct slim_event_entry {
 	const struct slim_event_print *print;
 	struct slim_event_funcs funcs;	/* the class's, with any override */
 	int was_enabled;	/* records of it may be in the buffers */
+	struct slim_event_ghost *ghost;	/* ev == NULL: unloaded, records kept */
 };
 
 #define SLIM_MAX_EVENT_ID	0xffff
@@ -32,6 +45,11 @@ int slim_max_event_id(void);
 struct slim_event *slim_event_find_locked(const char *system, const char *name);
 /* Records of ev may now be in some buffers. */
 void slim_event_note_recorded(const struct slim_event *ev);
+/* The unloaded event whose records carry id, or NULL. */
+const struct slim_event_ghost *slim_event_ghost(int id);
+/* Every unloaded event with records, in id order, until fn returns nonzero. */
+int slim_event_ghost_for_each(int (*fn)(int id, const struct slim_event_ghost *g, void *arg),
+			      void *arg);
 
 /*
  * Observers of the registry: told of every event loaded (those loaded
@@ -42,8 +60,6 @@ void slim_event_note_recorded(const struct slim_event *ev);
 struct slim_event_observer {
 	void (*loaded)(struct slim_event *ev, void *arg);
 	void (*unloading)(struct slim_event *ev, void *arg);
-	/* An unload took events whose records may be in buffers. */
-	void (*records_gone)(void *arg);
 	void *arg;
 	struct slim_event_observer *next;
 };

@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <slimtrace/rcu.h>
+#include "core/fork.h"
 
 SLIM_EXPORT __thread struct slim_rcu_reader slim_rcu_reader
 	__attribute__((tls_model("initial-exec")));
 SLIM_EXPORT int slim_rcu_reader_fence;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slim_rcu_reader *registry;
 static pthread_key_t exit_key;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -44,12 +46,23 @@ static void unregister_reader(void *arg)
 	pthread_mutex_unlock(&registry_lock);
 }
 
+static void fork_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+	pthread_mutex_lock(&retired_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&retired_lock);
+	pthread_mutex_unlock(&registry_lock);
+}
+
 /* A forked child has one thread: the others' entries would wait forever. */
 static void after_fork_child(void)
 {
 	struct slim_rcu_reader *self = &slim_rcu_reader;
 
-	pthread_mutex_init(&registry_lock, NULL);
 	registry = NULL;
 	if (self->registered) {
 		self->next = NULL;
@@ -60,6 +73,16 @@ static void after_fork_child(void)
 		have_membarrier = 0;
 		__atomic_store_n(&slim_rcu_reader_fence, 1, __ATOMIC_SEQ_CST);
 	}
+	fork_parent();
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_RCU, fork_lock, fork_parent, after_fork_child, NULL
+};
+
+__attribute__((constructor(101))) static void rcu_fork_init(void)
+{
+	slim_fork_hook_add(&fork_hook);
 }
 
 static void rcu_init(void)
@@ -67,7 +90,6 @@ static void rcu_init(void)
 	int cmds = membarrier(MEMBARRIER_CMD_QUERY);
 
 	pthread_key_create(&exit_key, unregister_reader);
-	pthread_atfork(NULL, NULL, after_fork_child);
 	if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
 	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0)
 		have_membarrier = 1;
@@ -153,7 +175,6 @@ struct retired {
 };
 
 static struct retired *retired_list;
-static pthread_mutex_t retired_lock = PTHREAD_MUTEX_INITIALIZER;
 
 SLIM_EXPORT void slim_rcu_free(void *p, void (*fn)(void *))
 {

@@ -10,9 +10,29 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/fork.h"
 #include "core/internal.h"
 
 static pthread_mutex_t tp_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void fork_lock(void)
+{
+	pthread_mutex_lock(&tp_mutex);
+}
+
+static void fork_unlock(void)
+{
+	pthread_mutex_unlock(&tp_mutex);
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_TRACEPOINTS, fork_lock, fork_unlock, fork_unlock, NULL
+};
+
+__attribute__((constructor(101))) static void tracepoint_init(void)
+{
+	slim_fork_hook_add(&fork_hook);
+}
 
 static int nr_probes(const struct slim_probe *p)
 {

@@ -21,6 +21,8 @@
 #include <slimtrace/output.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "ctl/parse.h"
+#include "ring/page.h"
 #include "events/set_event.h"
 #include "record/record.h"
 #include "session/instance.h"
@@ -327,25 +329,41 @@ static int read_buffer_size(struct ctl_target *t, struct slim_seq *s)
 	return slim_seq_printf(s, "%u\n", SLIM_READ_ONCE(t->inst->bufs->pages) * 4);
 }
 
-static int write_buffer_size(struct ctl_target *t, const char *text, int append)
+int slim_parse_buffer_kb(const char *text, unsigned int *pages, const char **why)
 {
 	char *v = stripped(text), *end;
 	unsigned long kb;
+	int ret = 0;
+
+	errno = 0;
+	kb = v ? strtoul(v, &end, 10) : 0;
+	if (!v || !*v || *end || errno == ERANGE || !isdigit((unsigned char)*v)) {
+		*why = errno == ERANGE ? "Size out of range (4 KiB to 4 GiB)" :
+					 "Invalid value: expected a size in KiB";
+		ret = -EINVAL;
+	} else if (kb < SLIM_BUFFER_KB_MIN || kb > SLIM_BUFFER_KB_MAX) {
+		*why = "Size out of range (4 KiB to 4 GiB)";
+		ret = -EINVAL;
+	} else {
+		*pages = (unsigned int)((kb + 3) / 4);
+	}
+	free(v);
+	return ret;
+}
+
+static int write_buffer_size(struct ctl_target *t, const char *text, int append)
+{
+	unsigned int pages = 0;
+	const char *why;
 	int ret;
 
 	(void)append;
-	errno = 0;
-	kb = v ? strtoul(v, &end, 10) : 0;
-	if (!v || !*v || *end || errno || !isdigit((unsigned char)*v)) {
-		ret = refuse(t, -EINVAL, "Invalid value: expected a size in KiB", text, 0);
-	} else if (kb < 4 || kb > 4u << 20) {
-		ret = refuse(t, -EINVAL, "Size out of range (4 KiB to 4 GiB)", text, 0);
-	} else {
-		ret = slim_bufset_resize(t->inst->bufs, (unsigned int)((kb + 3) / 4));
-		if (ret == -ENOMEM)
-			refuse(t, ret, "Cannot allocate buffers of that size", text, 0);
-	}
-	free(v);
+	ret = slim_parse_buffer_kb(text, &pages, &why);
+	if (ret)
+		return refuse(t, ret, why, text, 0);
+	ret = slim_bufset_resize(t->inst->bufs, pages);
+	if (ret == -ENOMEM)
+		refuse(t, ret, "Cannot allocate buffers of that size", text, 0);
 	return ret;
 }
 
@@ -465,13 +483,13 @@ static int write_error_log(struct ctl_target *t, const char *text, int append)
 static int read_header_page(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_puts(s, slim_record_header_page());
+	return slim_seq_puts(s, slim_page_header_page);
 }
 
 static int read_header_event(struct ctl_target *t, struct slim_seq *s)
 {
 	(void)t;
-	return slim_seq_puts(s, slim_record_header_event());
+	return slim_seq_puts(s, slim_page_header_event);
 }
 
 /* ---- the namespace ----------------------------------------------------- */

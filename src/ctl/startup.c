@@ -29,6 +29,7 @@
 #include <slimtrace/record.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "ctl/parse.h"
 #include "events/set_event.h"
 #include "session/instance.h"
 
@@ -96,11 +97,19 @@ static struct slim_event_observer observer = {
 static void read_buffers(void)
 {
 	const char *v = getenv("SLIMTRACE_BUFFER_KB");
+	unsigned int pages;
+	const char *why;
+	int ret;
 
-	if (v && *v && (!isdigit((unsigned char)*v) ||
-			slim_bufset_resize(&slim_bufset_top,
-					   (unsigned int)((strtoul(v, NULL, 10) + 3) / 4))))
-		fprintf(stderr, "slimtrace: SLIMTRACE_BUFFER_KB: not a size: '%s'\n", v);
+	/* The limits and messages of the buffer_size_kb file. */
+	if (v && *v) {
+		ret = slim_parse_buffer_kb(v, &pages, &why);
+		if (!ret && (ret = slim_bufset_resize(&slim_bufset_top, pages)))
+			why = strerror(-ret);
+		if (ret)
+			fprintf(stderr, "slimtrace: SLIMTRACE_BUFFER_KB='%s': %s; keeping %u KiB\n",
+				v, why, slim_bufset_top.pages * 4);
+	}
 	v = getenv("SLIMTRACE_OVERWRITE");
 	if (v && *v)
 		slim_bufset_set_overwrite(&slim_bufset_top, strcmp(v, "0") != 0);
@@ -123,6 +132,7 @@ static void read_clock(void)
 static void env_init(void)
 {
 	const char *v;
+	int ret;
 
 	slim_clock_init();
 	v = getenv("SLIMTRACE_EVENTS");
@@ -135,9 +145,10 @@ static void env_init(void)
 	read_clock();
 	if (env_events || env_filters)
 		slim_event_observer_add(&observer);
-	if (slim_record_env_start() < 0)
-		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: cannot record to '%s'\n",
-			getenv("SLIMTRACE_OUTPUT"));
+	ret = slim_record_env_start();
+	if (ret < 0)
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: cannot record to '%s': %s\n",
+			getenv("SLIMTRACE_OUTPUT"), strerror(-ret));
 }
 
 static pthread_once_t startup_once = PTHREAD_ONCE_INIT;

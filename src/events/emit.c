@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
+#include "core/fork.h"
 #include "events/target.h"
 #include "filter/filter.h"
 
@@ -50,10 +51,14 @@ static void scratch_after_fork(void)
 		scratch->tid = (int32_t)gettid();
 }
 
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_BUFFERS, NULL, NULL, scratch_after_fork, NULL
+};
+
 static void scratch_key_init(void)
 {
 	pthread_key_create(&scratch_key, scratch_free);
-	pthread_atfork(NULL, NULL, scratch_after_fork);
+	slim_fork_hook_add(&fork_hook);
 }
 
 static SLIM_COLD struct scratch *scratch_get(void)

@@ -10,9 +10,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <slimtrace/output.h>
+#include "core/fork.h"
 #include "core/internal.h"
 
 pthread_mutex_t slim_event_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void fork_lock(void)
+{
+	pthread_mutex_lock(&slim_event_mutex);
+}
+
+static void fork_unlock(void)
+{
+	pthread_mutex_unlock(&slim_event_mutex);
+}
+
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_EVENTS, fork_lock, fork_unlock, fork_unlock, NULL
+};
+
+__attribute__((constructor(101))) static void registry_init(void)
+{
+	slim_fork_hook_add(&fork_hook);
+}
 
 /* One loaded object's sections. */
 struct object {
@@ -43,16 +64,6 @@ void slim_event_observer_add(struct slim_event_observer *o)
 	pthread_mutex_unlock(&slim_event_mutex);
 }
 
-static void notify_gone(void)
-{
-	struct slim_event_observer *o;
-
-	for (o = observers; o; o = o->next) {
-		if (o->records_gone)
-			o->records_gone(o->arg);
-	}
-}
-
 static void notify(struct slim_event *ev, int loaded)
 {
 	struct slim_event_observer *o;
@@ -79,11 +90,137 @@ static int alloc_id(void)
 		if (!entries)
 			return -ENOMEM;
 	}
+	/* An unloaded event's id stays taken while its records may be read. */
 	for (id = 1; id <= SLIM_MAX_EVENT_ID; id++) {
-		if (!entries[id].ev)
+		if (!entries[id].ev && !entries[id].ghost)
 			return id;
 	}
 	return -ENOSPC;
+}
+
+/* ---- kept entries of unloaded events ------------------------------------ */
+
+/* Bytes of a field table's strings blob that its fields use. */
+static size_t strings_len(const struct slim_field_table *t)
+{
+	size_t n = strlen(t->strings) + 1;	/* the system name opens it */
+	unsigned int i;
+
+	for (i = 0; i < t->nr_fields; i++) {
+		const struct slim_field *f = &t->fields[i];
+		size_t end = f->type + strlen(t->strings + f->type) + 1;
+
+		if (end > n)
+			n = end;
+		end = f->name + strlen(t->strings + f->name) + 1;
+		if (end > n)
+			n = end;
+	}
+	return n;
+}
+
+static const struct slim_field_table *entry_fields(const struct slim_event_entry *e)
+{
+	return e->class->get_fields ? e->class->get_fields(e->ev) : &e->class->fields;
+}
+
+/* The `format` text of entry e as if its id were id. */
+static char *format_text(const struct slim_event_entry *e, int id)
+{
+	const char *pf = e->print ? e->print->print_fmt :
+				    e->class->fields.strings + e->class->print_fmt;
+	struct slim_seq s;
+
+	slim_seq_init_dynamic(&s);
+	slim_format_print(&s, e->name, id, entry_fields(e), pf);
+	if (s.overflow) {
+		slim_seq_free(&s);
+		return NULL;
+	}
+	return s.buf;
+}
+
+static void ghost_free(struct slim_event_ghost *g)
+{
+	if (!g)
+		return;
+	free(g->system);
+	free(g->name);
+	free(g->format);
+	free((char *)g->fields.strings);
+	free((struct slim_field *)g->fields.fields);
+	free(g);
+}
+
+static struct slim_event_ghost *ghost_make(const struct slim_event_entry *e, int id)
+{
+	const struct slim_field_table *t = entry_fields(e);
+	struct slim_event_ghost *g = calloc(1, sizeof(*g));
+	size_t n = t ? strings_len(t) : 0;
+	char *strings = malloc(n ? n : 1);
+	struct slim_field *fields = calloc(t && t->nr_fields ? t->nr_fields : 1, sizeof(*fields));
+
+	if (!g || !strings || !fields || !t) {
+		free(strings);
+		free(fields);
+		free(g);
+		return NULL;
+	}
+	memcpy(strings, t->strings, n);
+	memcpy(fields, t->fields, t->nr_fields * sizeof(*fields));
+	g->fields = *t;
+	g->fields.strings = strings;
+	g->fields.fields = fields;
+	g->system = strdup(e->class->fields.strings);
+	g->name = strdup(e->name);
+	g->format = format_text(e, id);
+	if (!g->system || !g->name || !g->format) {
+		ghost_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+const struct slim_event_ghost *slim_event_ghost(int id)
+{
+	if (id <= 0 || id > SLIM_MAX_EVENT_ID || !entries)
+		return NULL;
+	return entries[id].ghost;
+}
+
+int slim_event_ghost_for_each(int (*fn)(int id, const struct slim_event_ghost *g, void *arg),
+			      void *arg)
+{
+	int id, ret = 0;
+
+	for (id = 1; id <= max_id && !ret; id++) {
+		if (entries[id].ghost)
+			ret = fn(id, entries[id].ghost, arg);
+	}
+	return ret;
+}
+
+/* The kept entry of this same event (name, system, format), if any. */
+static int ghost_id(const struct slim_event_entry *e)
+{
+	char *fmt;
+	int id;
+
+	for (id = 1; id <= max_id; id++) {
+		struct slim_event_ghost *g = entries[id].ghost;
+		int same;
+
+		if (!g || strcmp(g->name, e->name) != 0 ||
+		    strcmp(g->system, e->class->fields.strings) != 0)
+			continue;
+		/* The format names the id: compare with this one's under it. */
+		fmt = format_text(e, id);
+		same = fmt && strcmp(fmt, g->format) == 0;
+		free(fmt);
+		if (same)
+			return id;
+	}
+	return 0;
 }
 
 static void add_event(const struct slim_event_desc *d)
@@ -91,7 +228,7 @@ static void add_event(const struct slim_event_desc *d)
 	struct slim_event *ev = (struct slim_event *)slim_rel(&d->event);
 	const char *name = slim_rel(&d->name);
 	struct slim_event_entry *e;
-	int id = alloc_id();
+	int id = alloc_id(), reuse;
 
 	if (id < 0) {
 		fprintf(stderr, "slimtrace: no id left for event %s\n", name);
@@ -107,6 +244,18 @@ static void add_event(const struct slim_event_desc *d)
 	if (e->print)
 		e->funcs.trace = e->print->trace;
 	ev->event.type = id;
+	reuse = ghost_id(e);
+	if (reuse) {
+		/* The same event again: its old records decode as its new ones. */
+		entries[reuse] = *e;
+		memset(e, 0, sizeof(*e));
+		e = &entries[reuse];
+		ghost_free(e->ghost);
+		e->ghost = NULL;
+		e->was_enabled = 1;
+		id = reuse;
+	}
+	ev->event.type = id;
 	if (e->class->raw_init && e->class->raw_init(ev) < 0) {
 		fprintf(stderr, "slimtrace: could not initialize event %s:%s\n",
 			e->class->fields.strings, name);
@@ -119,9 +268,10 @@ static void add_event(const struct slim_event_desc *d)
 	notify(ev, 1);
 }
 
-static void remove_event(const struct slim_event_desc *d, int *reset)
+static void remove_event(const struct slim_event_desc *d)
 {
 	struct slim_event *ev = (struct slim_event *)slim_rel(&d->event);
+	struct slim_event_ghost *ghost;
 	struct slim_event_entry *e;
 	int id = ev->event.type;
 
@@ -130,12 +280,17 @@ static void remove_event(const struct slim_event_desc *d, int *reset)
 	e = &entries[id];
 	/* Instances and consumers let go of it first. */
 	notify(ev, 0);
-	if (e->was_enabled)
-		*reset = 1;
 	slim_tracepoint_release(&ev->tp);
+	/*
+	 * Unlike the kernel on module unload, records stay: the id stays
+	 * taken and what they need to be read is kept (or, out of memory,
+	 * they read as of an unknown event).
+	 */
+	ghost = e->was_enabled ? ghost_make(e, id) : NULL;
 	memset(e, 0, sizeof(*e));
+	e->ghost = ghost;
 	ev->event.type = 0;
-	while (max_id > 0 && !entries[max_id].ev)
+	while (max_id > 0 && !entries[max_id].ev && !entries[max_id].ghost)
 		max_id--;
 }
 
@@ -184,7 +339,6 @@ void slim_registry_remove(const struct slim_event_desc *ev_start,
 	const struct slim_tracepoint_desc *t;
 	const struct slim_event_desc *d;
 	struct object *o, **p;
-	int reset = 0;
 
 	pthread_mutex_lock(&slim_event_mutex);
 	o = find_object(ev_start, tp_start);
@@ -194,13 +348,10 @@ void slim_registry_remove(const struct slim_event_desc *ev_start,
 		;
 	*p = o->next;
 	for (d = o->ev_start; d && d < o->ev_stop; d++)
-		remove_event(d, &reset);
+		remove_event(d);
 	for (t = o->tp_start; t && t < o->tp_stop; t++)
 		slim_tracepoint_release(slim_tracepoint_desc_tp(t));
 	free(o);
-	/* Like the kernel on module unload: records of gone events go too. */
-	if (reset)
-		notify_gone();
 out:
 	pthread_mutex_unlock(&slim_event_mutex);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Recording to disk (src/record.c): the parts the control files use. */
+/* Recording to disk (src/record/): the parts the control files use. */
 #ifndef SLIM_RECORD_H
 #define SLIM_RECORD_H
 
@@ -18,13 +18,6 @@ struct slim_seq;
 int slim_record_ctl_write(const char *text);
 /* The path being recorded to and a newline, or nothing. */
 int slim_record_ctl_read(struct slim_seq *s);
-
-/*
- * The texts of events/header_page and events/header_event, as the file
- * stores them (the same bytes as the control files).
- */
-const char *slim_record_header_page(void);
-const char *slim_record_header_event(void);
 
 /*
  * Cycles to ns the way the recorder does it: a table entry cached across

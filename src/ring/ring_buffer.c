@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/clock.h"
 #include "ring/ring_buffer.h"
@@ -19,8 +20,7 @@ _Static_assert(offsetof(struct slim_rb_page, commit) == 8,
 	       "commit follows the 8-byte time stamp");
 
 #define EXTEND_SIZE	8u
-/* A time extend carries 27 + 32 bits of delta. */
-#define EXTEND_MAX	((1ull << (SLIM_RB_DELTA_BITS + 32)) - 1)
+#define EXTEND_MAX	SLIM_PAGE_EXTEND_MAX
 
 #define SEQ_CST		__ATOMIC_SEQ_CST
 
@@ -33,23 +33,36 @@ static inline struct slim_rb_page *rb_page(struct slim_rb *rb, uint64_t seq)
 	return &rb->pages[seq % rb->nr_pages];
 }
 
+/*
+ * One mapping: the ring's state, its pages, its slots.  mmap(2), not
+ * malloc: a thread's first event may come from a signal handler.
+ */
+static size_t map_size(unsigned int nr_pages, size_t *pages_at, size_t *slots_at)
+{
+	size_t head = (sizeof(struct slim_rb) + SLIM_RB_PAGE_SIZE - 1) &
+		      ~(size_t)(SLIM_RB_PAGE_SIZE - 1);
+
+	*pages_at = head;
+	*slots_at = head + (size_t)nr_pages * SLIM_RB_PAGE_SIZE;
+	return *slots_at + (size_t)nr_pages * sizeof(struct slim_rb_slot);
+}
+
 struct slim_rb *slim_rb_create(unsigned int nr_pages, int overwrite)
 {
+	size_t size, pages_at, slots_at;
 	struct slim_rb *rb;
+	char *m;
 
 	/* The writer must always have a page other than the one it fills. */
 	if (nr_pages < 2)
 		nr_pages = 2;
-	rb = aligned_alloc(64, (sizeof(*rb) + 63) & ~(size_t)63);
-	if (!rb)
+	size = map_size(nr_pages, &pages_at, &slots_at);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
-	memset(rb, 0, sizeof(*rb));
-	rb->pages = calloc(nr_pages, sizeof(*rb->pages));
-	rb->slots = calloc(nr_pages, sizeof(*rb->slots));
-	if (!rb->pages || !rb->slots) {
-		slim_rb_destroy(rb);
-		return NULL;
-	}
+	rb = (struct slim_rb *)m;
+	rb->pages = (struct slim_rb_page *)(m + pages_at);
+	rb->slots = (struct slim_rb_slot *)(m + slots_at);
 	rb->nr_pages = nr_pages;
 	rb->overwrite = !!overwrite;
 	/* Page 0 is current and empty; the first event stamps it (limit 0). */
@@ -60,11 +73,11 @@ struct slim_rb *slim_rb_create(unsigned int nr_pages, int overwrite)
 
 void slim_rb_destroy(struct slim_rb *rb)
 {
+	size_t pages_at, slots_at;
+
 	if (!rb)
 		return;
-	free(rb->pages);
-	free(rb->slots);
-	free(rb);
+	munmap(rb, map_size(rb->nr_pages, &pages_at, &slots_at));
 }
 
 /* ---- writer, cold path ---- */
@@ -207,13 +220,11 @@ void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len, uint64_t ts)
 
 	ev = (uint32_t *)(w->page->data + w->off);
 	if (extend) {
-		ev[0] = slim_rb_hdr(SLIM_RB_TYPE_TIME_EXTEND,
-				    (uint32_t)(delta & SLIM_RB_DELTA_MAX));
-		ev[1] = (uint32_t)(delta >> SLIM_RB_DELTA_BITS);
+		slim_page_put_extend(ev, delta);
 		ev += 2;
 		delta = 0;
 	}
-	ev[0] = slim_rb_hdr(0, (uint32_t)delta);
+	ev[0] = slim_page_hdr(0, (uint32_t)delta);
 	ev[1] = (uint32_t)size - 4;
 	w->resv_off = w->off;
 	w->resv_ts = w->ts;
@@ -230,32 +241,6 @@ struct rb_event {
 	uint64_t ts;
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static unsigned int hdr_type(uint32_t h)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return h >> SLIM_RB_DELTA_BITS;
-#else
-	return h & 31;
-#endif
-}
-
-static uint32_t hdr_delta(uint32_t h)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return h & SLIM_RB_DELTA_MAX;
-#else
-	return h >> 5;
-#endif
-}
-
 /*
  * Walk from *off towards end, adding time deltas to *ts, to the next data
  * event.  Returns 1 with *off past it, or 0 at the end of the data; a
@@ -264,56 +249,14 @@ static uint32_t hdr_delta(uint32_t h)
 static int rb_walk(const unsigned char *data, uint32_t *off, uint32_t end,
 		   uint64_t *ts, struct rb_event *e)
 {
-	while (end >= 4 && *off <= end - 4) {
-		uint32_t h = rd32(data + *off);
-		unsigned int type = hdr_type(h);
-		uint64_t delta = hdr_delta(h);
-		uint32_t at = *off + 4, room = end - at, arg = 0, len;
+	struct slim_page_entry en;
 
-		if (type == SLIM_RB_TYPE_PADDING && delta == 0)
-			break;		/* the rest of the page is padding */
-		if (type == 0 || type > SLIM_RB_TYPE_DATA_MAX) {
-			if (room < 4)
-				break;
-			arg = rd32(data + at);
-		}
-		switch (type) {
-		case SLIM_RB_TYPE_PADDING:	/* a discarded event: arg bytes */
-			if (arg > room)
-				break;
-			*ts += delta;
-			*off = at + arg;
+	while (slim_page_next(&slim_page_host, data, end, off, &en, NULL) > 0) {
+		*ts = slim_page_time(&en, *ts);
+		if (!slim_page_is_data(&en))
 			continue;
-		case SLIM_RB_TYPE_TIME_EXTEND:
-			*ts += (uint64_t)arg << SLIM_RB_DELTA_BITS | delta;
-			*off = at + 4;
-			continue;
-		case SLIM_RB_TYPE_TIME_STAMP:
-			*ts = (*ts & ~EXTEND_MAX) |
-			      ((uint64_t)arg << SLIM_RB_DELTA_BITS | delta);
-			*off = at + 4;
-			continue;
-		case 0:			/* arg counts itself and the payload */
-			if (arg < 4 || arg > room)
-				break;
-			len = arg - 4;
-			at += 4;
-			*off = at + ((len + 3) & ~3u);
-			goto found;
-		default:
-			len = type * 4;
-			if (len > room)
-				break;
-			*off = at + len;
-			goto found;
-		}
-		break;			/* malformed */
-found:
-		if (*off > end)
-			break;
-		*ts += delta;
-		e->payload = data + at;
-		e->len = len;
+		e->payload = en.payload;
+		e->len = en.len;
 		e->ts = *ts;
 		return 1;
 	}
@@ -494,11 +437,12 @@ static uint32_t rb_count_events(const unsigned char *data, uint32_t end,
  * own (time stamp = time before its first event).  Returns 1, or 0 if
  * there is nothing (or, with full_only, only the page being filled).
  */
-int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only)
+int slim_rb_take_page(struct slim_rb *rb, void *page4096, int full_only,
+		      struct slim_rb_taken *tk)
 {
 	unsigned char *out = page4096;
-	uint64_t base, t, over, missed, commit;
-	uint32_t start, n, used;
+	uint64_t base, t, over, missed;
+	uint32_t start, n, events;
 	struct rb_view v;
 
 	for (;;) {
@@ -515,11 +459,13 @@ int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only)
 	start = rb->r.off;
 	n = v.commit - start;
 	base = rb->r.ts;
-	memcpy(out + 16, v.page->data + start, n);
+	memcpy(out + SLIM_PAGE_HDR, v.page->data + start, n);
 	t = base;
 	rb->r.off = v.commit;
-	rb_count_consumed(rb, rb_count_events(out + 16, n, &t));
+	events = rb_count_events(out + SLIM_PAGE_HDR, n, &t);
+	rb_count_consumed(rb, events);
 	rb->r.ts = t;
+	tk->seq = rb->r.seq;
 	rb_close(rb, &v);
 
 	/*
@@ -527,23 +473,31 @@ int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only)
 	 * page: they were older than this one.  Events refused at the write
 	 * end (dropped) show only in the statistics.
 	 */
-	commit = n;
-	used = n;
 	over = SLIM_READ_ONCE(rb->w.overwritten);
 	missed = over - rb->r.overwritten_seen;
 	rb->r.overwritten_seen = over;
-	if (missed) {
-		commit |= SLIM_RB_MISSED_EVENTS;
-		if (n + sizeof(missed) <= SLIM_RB_DATA_SIZE) {
-			memcpy(out + 16 + n, &missed, sizeof(missed));
-			commit |= SLIM_RB_MISSED_STORED;
-			used += sizeof(missed);
-		}
-	}
-	memset(out + 16 + used, 0, SLIM_RB_DATA_SIZE - used);
 	memcpy(out, &base, sizeof(base));
-	memcpy(out + 8, &commit, sizeof(commit));
+	slim_page_finish(out, n, missed);
+	tk->events = events;
+	tk->overwritten = missed;
 	return 1;
+}
+
+int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only)
+{
+	struct slim_rb_taken tk;
+
+	return slim_rb_take_page(rb, page4096, full_only, &tk);
+}
+
+uint64_t slim_rb_write_seq(struct slim_rb *rb)
+{
+	return slim_load_acquire(&rb->cur_seq);
+}
+
+uint64_t slim_rb_refused(struct slim_rb *rb)
+{
+	return SLIM_READ_ONCE(rb->w.dropped) + SLIM_READ_ONCE(rb->nested);
 }
 
 /*

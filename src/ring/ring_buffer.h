@@ -21,28 +21,24 @@
 
 #include <stdint.h>
 #include <slimtrace/compiler.h>
+#include "ring/page.h"
 
 /* Internal: reached directly, not through the GOT, from the library. */
 #pragma GCC visibility push(hidden)
 
-/* The kernel's buffer_data_page: 16-byte header, then event data. */
-#define SLIM_RB_PAGE_SIZE	4096u
-#define SLIM_RB_DATA_SIZE	(SLIM_RB_PAGE_SIZE - 16u)
-/* An event is an 8-byte header (type_len 0 + length word) and the payload. */
-#define SLIM_RB_EVENT_HDR	8u
+/* The page and event encoding belong to ring/page.h; the ring's names. */
+#define SLIM_RB_PAGE_SIZE	SLIM_PAGE_SIZE
+#define SLIM_RB_DATA_SIZE	SLIM_PAGE_DATA
+#define SLIM_RB_EVENT_HDR	SLIM_PAGE_EVENT_HDR
 #define SLIM_RB_MAX_PAYLOAD	(SLIM_RB_DATA_SIZE - SLIM_RB_EVENT_HDR)
-
-/* Flags in the commit word of a page handed out by slim_rb_read_page(). */
-#define SLIM_RB_MISSED_EVENTS	(1ull << 31)
-#define SLIM_RB_MISSED_STORED	(1ull << 30)
-
-/* Event header: type_len (5 bits) and time_delta (27 bits) in one u32. */
-#define SLIM_RB_TYPE_DATA_MAX	28u
-#define SLIM_RB_TYPE_PADDING	29u
-#define SLIM_RB_TYPE_TIME_EXTEND 30u
-#define SLIM_RB_TYPE_TIME_STAMP	31u
-#define SLIM_RB_DELTA_BITS	27u
-#define SLIM_RB_DELTA_MAX	((1u << SLIM_RB_DELTA_BITS) - 1)
+#define SLIM_RB_MISSED_EVENTS	SLIM_PAGE_MISSED_EVENTS
+#define SLIM_RB_MISSED_STORED	SLIM_PAGE_MISSED_STORED
+#define SLIM_RB_TYPE_DATA_MAX	SLIM_PAGE_TYPE_DATA_MAX
+#define SLIM_RB_TYPE_PADDING	SLIM_PAGE_TYPE_PADDING
+#define SLIM_RB_TYPE_TIME_EXTEND SLIM_PAGE_TYPE_EXTEND
+#define SLIM_RB_TYPE_TIME_STAMP	SLIM_PAGE_TYPE_STAMP
+#define SLIM_RB_DELTA_BITS	SLIM_PAGE_DELTA_BITS
+#define SLIM_RB_DELTA_MAX	SLIM_PAGE_DELTA_MAX
 
 struct slim_rb_page {
 	uint64_t time_stamp;	/* absolute time of the page's first event */
@@ -173,6 +169,24 @@ int slim_rb_peek(struct slim_rb *rb, unsigned int *len, uint64_t *ts);
  * page being filled is left alone.  1: a page, 0: none.
  */
 int slim_rb_read_page(struct slim_rb *rb, void *page4096, int full_only);
+
+/* What slim_rb_take_page() says of the page it handed out. */
+struct slim_rb_taken {
+	uint64_t seq;		/* the page's sequence number in the ring */
+	uint64_t events;	/* data events in it */
+	uint64_t overwritten;	/* events overwritten since the previous page taken */
+};
+/*
+ * slim_rb_read_page() that also says which page it was, how many events
+ * it held and how many were overwritten before it (the count its
+ * trailer carries), for a caller that adds losses of its own.
+ */
+int slim_rb_take_page(struct slim_rb *rb, void *page4096, int full_only,
+		      struct slim_rb_taken *tk);
+/* The sequence number of the page the writer is filling. */
+uint64_t slim_rb_write_seq(struct slim_rb *rb);
+/* Events the writer refused so far: full (drop mode), nested, too big. */
+uint64_t slim_rb_refused(struct slim_rb *rb);
 /*
  * Clear what is committed now (the events count as consumed).  A reader
  * operation: safe while the writer records; events recorded meanwhile may
@@ -184,15 +198,6 @@ void slim_rb_reset(struct slim_rb *rb);
 SLIM_COLD void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len,
 				      uint64_t ts);
 SLIM_COLD void *slim_rb__nested(struct slim_rb *rb);
-
-static inline uint32_t slim_rb_hdr(unsigned int type, uint32_t delta)
-{
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return (uint32_t)type << SLIM_RB_DELTA_BITS | delta;
-#else
-	return delta << 5 | type;
-#endif
-}
 
 /* Bytes an event of a payload of len bytes takes, payload rounded to 8. */
 static inline uint64_t slim_rb_event_size(unsigned int len)
@@ -227,7 +232,7 @@ static inline void *slim_rb_reserve(struct slim_rb *rb, unsigned int len,
 		return slim_rb__reserve_slow(rb, len, ts);
 
 	ev = (uint32_t *)(w->page->data + off);
-	ev[0] = slim_rb_hdr(0, (uint32_t)delta);
+	ev[0] = slim_page_hdr(0, (uint32_t)delta);
 	ev[1] = (uint32_t)size - 4;	/* the kernel's length word counts itself */
 	w->resv_off = off;
 	w->resv_ts = w->ts;

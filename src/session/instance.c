@@ -274,20 +274,8 @@ static void event_unloading(struct slim_event *ev, void *arg)
 		file_drop(inst, (unsigned int)ev->event.type);
 }
 
-/* Like the kernel on module unload: records of gone events go too. */
-static void records_gone(void *arg)
-{
-	struct slim_instance *inst;
-
-	(void)arg;
-	slim_bufset_reset(slim_instance_top.bufs);
-	for (inst = instances; inst; inst = inst->next)
-		slim_bufset_reset(inst->bufs);
-}
-
 static struct slim_event_observer observer = {
 	.unloading = event_unloading,
-	.records_gone = records_gone,
 };
 
 /* Early, so that it is there before any object can be unloaded. */

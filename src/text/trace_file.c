@@ -101,6 +101,29 @@ static void print_context(struct slim_instance *inst, struct slim_seq *s,
 				(unsigned long long)(ns % 1000000000 / 1000));
 }
 
+/*
+ * A record of an event whose object was unloaded: its printer went with
+ * it, so its fields print by name, from the kept copy of its format.
+ */
+static int print_unloaded(struct slim_instance *inst, struct slim_seq *s,
+			  const void *rec, unsigned int len)
+{
+	const struct slim_trace_entry *e = rec;
+	const struct slim_event_ghost *g = slim_event_ghost(e->type);
+
+	if (!g)
+		return slim_seq_printf(s, "Unknown type %d\n", e->type);
+	if (inst->trace_options & SLIM_TRACE_OPT_HEX)
+		slim_print_hex_record(s, rec, len);
+	else if (inst->trace_options & SLIM_TRACE_OPT_BIN)
+		slim_print_bin_record(s, rec, len);
+	else {
+		slim_seq_printf(s, "%s: ", g->name);
+		slim_print_raw_fields(s, &g->fields, rec, len);
+	}
+	return slim_seq_putc(s, '\n');
+}
+
 int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int cpu,
 			    const void *rec, unsigned int len, uint64_t ts)
 {
@@ -114,7 +137,7 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 	print_context(inst, s, e, cpu, slim_clock_to_ns(inst->bufs->clock, ts));
 	ev = slim_event_by_id(e->type);
 	if (!ev)
-		return slim_seq_printf(s, "Unknown type %d\n", e->type);
+		return print_unloaded(inst, s, rec, len);
 	slim_seq_init(&p, scratch, sizeof(scratch));
 	if (!(inst->trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)))
 		slim_seq_printf(s, "%s: ", slim_event_name(ev));
@@ -180,7 +203,7 @@ long slim_trace_consume(struct slim_instance *inst, struct slim_seq *s, size_t m
 		}
 		if (!best)
 			break;
-		if (slim_buffer_consume(best, rec, sizeof(rec), &len, &ts) == 1) {
+		if (slim_buffer_consume(inst->bufs, best, rec, sizeof(rec), &len, &ts) == 1) {
 			slim_trace_print_record(inst, s, best->cpu, rec, len, ts);
 			n++;
 		}

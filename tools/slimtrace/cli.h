@@ -18,6 +18,10 @@ int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
+struct tdat_write_opts;
+/* IN rewritten as OUT (trace.dat); 0 or an exit code, the reason said. */
+int cli_rewrite(const char *in, const char *out, const struct tdat_write_opts *w);
+
 /* Print the usage of CMD (NULL: the command itself); 0, or -1 if unknown. */
 int cli_usage(const char *cmd, FILE *f);
 /* A usage error: say what and where to look; returns EXIT_USAGE. */
@@ -25,6 +29,12 @@ int cli_bad_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A failure: "slimtrace: ..." on stderr; returns EXIT_FAIL. */
 int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * After reading what there is: if the data is cut short, say where on
+ * stderr and return 1 (the command then exits non-zero).
+ */
+int cli_cut_short(const struct tdat *t);
 
 /* Open PATH, printing the reason on failure (and closing t). */
 int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl);

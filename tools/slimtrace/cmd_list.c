@@ -39,6 +39,8 @@ int cmd_list(int argc, char **argv)
 			putchar('\n');
 		putchar('\n');
 	}
+	fflush(stdout);
+	ret = cli_cut_short(&t);
 out:
 	tdat_close(&t);
 	cli_opts_free(&o);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "elfcheck.h"
+#include "tdat_write.h"
 
 struct record_opts {
 	char *events;			/* SLIMTRACE_EVENTS */
@@ -25,6 +26,8 @@ struct record_opts {
 	const char *last_events;	/* the -e a -f applies to */
 	const char *buffer_kb, *clock, *output;
 	int overwrite, quiet;
+	const char *version;		/* SLIMTRACE_FILE_VERSION */
+	int zstd;			/* compress at the end */
 };
 
 /* Append a formatted piece to *DST, with SEP before it unless *DST is empty. */
@@ -95,6 +98,8 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "file-version", required_argument, NULL, 'V' },
+		{ "compression", required_argument, NULL, 'Z' },
 		{ NULL, 0, NULL, 0 }
 	};
 
@@ -135,6 +140,16 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 		case 'q':
 			ro->quiet = 1;
 			break;
+		case 'V':
+			if (strcmp(optarg, "6") && strcmp(optarg, "7"))
+				return cli_bad_usage("record", "--file-version '%s': 6 or 7", optarg);
+			ro->version = optarg;
+			break;
+		case 'Z':
+			if (strcmp(optarg, "zstd") && strcmp(optarg, "none"))
+				return cli_bad_usage("record", "--compression '%s': zstd or none", optarg);
+			ro->zstd = !strcmp(optarg, "zstd");
+			break;
 		case ':':
 			return cli_bad_usage("record", "option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -143,6 +158,11 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			return cli_bad_usage("record", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (ro->zstd && ro->version && !strcmp(ro->version, "6"))
+		return cli_bad_usage("record", "--compression zstd needs --file-version 7 "
+				     "(version 6 has no compression)");
+	if (ro->zstd)
+		ro->version = "7";
 	if (optind >= argc)
 		return cli_bad_usage("record", "no program to run "
 				     "(slimtrace record [OPTIONS] -- PROGRAM [ARGS...])");
@@ -262,7 +282,28 @@ static int summarize(const char *file, int quiet)
 	return ret;
 }
 
-static int after(const char *prog, const char *file, const char *shown, int status, int quiet)
+/*
+ * Compression costs 60-110 ns an event: too much while the program
+ * records, so the library writes version 7 plain and it happens here.
+ */
+static int compress(const char *file, const char *shown)
+{
+	struct tdat_write_opts w = { .version = 7, .zstd = 1 };
+	char tmp[PATH_MAX];
+	int ret;
+
+	snprintf(tmp, sizeof(tmp), "%s.zst", file);
+	ret = cli_rewrite(file, tmp, &w);
+	if (!ret && rename(tmp, file))
+		ret = cli_fail("%s: cannot replace it with the compressed file: %s", shown,
+			       strerror(errno));
+	if (ret)
+		unlink(tmp);
+	return ret;
+}
+
+static int after(const char *prog, const char *file, const char *shown, int status, int quiet,
+		 int zstd)
 {
 	struct stat st;
 	int ret;
@@ -281,6 +322,8 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	}
 	if (!quiet && WIFEXITED(status))
 		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
+	if (zstd && (ret = compress(file, shown)))
+		return ret;
 	ret = summarize(shown, quiet);
 	if (ret)
 		return ret;
@@ -326,11 +369,12 @@ int cmd_record(int argc, char **argv)
 	    set_env("SLIMTRACE_FILTER", ro.filters) ||
 	    (ro.buffer_kb && set_env("SLIMTRACE_BUFFER_KB", ro.buffer_kb)) ||
 	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
-	    (ro.overwrite && set_env("SLIMTRACE_OVERWRITE", "1")))
+	    (ro.overwrite && set_env("SLIMTRACE_OVERWRITE", "1")) ||
+	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)))
 		goto done;
 	if (run(path, prog_argv, &status))
 		goto done;
-	ret = after(prog_argv[0], out, ro.output, status, ro.quiet);
+	ret = after(prog_argv[0], out, ro.output, status, ro.quiet, ro.zstd);
 done:
 	free(out);
 	free(ro.events);

@@ -44,6 +44,18 @@ static void print_prefix(const struct report *rp, const struct input *in)
 }
 
 /*
+ * An instance's records start with its name, as in trace-cmd report:
+ * before the lost-events notice when there is one.
+ */
+static void print_buffer(struct input *in, const struct tdat_record *r)
+{
+	const char *name = tdat_buffer_name(&in->t, r->slot);
+
+	if (*name)
+		printf("%s: ", name);
+}
+
+/*
  * libtraceevent turns a comparison with a field the event does not have
  * into FALSE without a word: say so rather than print nothing.
  */
@@ -202,23 +214,26 @@ static int wanted(struct input *in, struct tep_record *rec, const struct tdat_re
 }
 
 /* Lost events are announced before the next record printed for the CPU. */
-static void print_missed(struct report *rp, struct input *in, const struct tdat_record *r)
+/* 1 if a notice was printed (it begins with the buffer's name). */
+static int print_missed(struct report *rp, struct input *in, const struct tdat_record *r)
 {
-	long long missed = in->pending_missed[r->cpu];
+	long long missed = in->pending_missed[r->slot];
 
-	in->pending_missed[r->cpu] = 0;
+	in->pending_missed[r->slot] = 0;
 	if (!missed)
-		return;
+		return 0;
 	print_prefix(rp, in);
+	print_buffer(in, r);
 	if (missed > 0)
 		printf("CPU:%d [%lld EVENTS DROPPED]\n", r->cpu, missed);
 	else
 		printf("CPU:%d [EVENTS DROPPED]\n", r->cpu);
+	return 1;
 }
 
 static void note_missed(struct input *in, const struct tdat_record *r)
 {
-	long long *p = &in->pending_missed[r->cpu];
+	long long *p = &in->pending_missed[r->slot];
 
 	if (r->missed < 0 || *p < 0)
 		*p = -1;
@@ -226,8 +241,9 @@ static void note_missed(struct input *in, const struct tdat_record *r)
 		*p += r->missed;
 }
 
+/* NAMED: the lost-events notice before it already began with the buffer's name. */
 static void print_record(struct report *rp, struct input *in, struct tep_record *rec,
-			 const struct tdat_record *r)
+			 const struct tdat_record *r, int named)
 {
 	struct tep_handle *tep = in->t.tep;
 	struct trace_seq *s = &rp->s;
@@ -243,6 +259,8 @@ static void print_record(struct report *rp, struct input *in, struct tep_record 
 	while (s->len && s->buffer[s->len - 1] == '\n')
 		s->len--;
 	print_prefix(rp, in);
+	if (!named)
+		print_buffer(in, r);
 	fwrite(s->buffer, 1, s->len, stdout);
 	fputc('\n', stdout);
 }
@@ -286,14 +304,13 @@ static void show(struct report *rp, struct input *in)
 	note_missed(in, r);
 	if (!wanted(in, &rec, r))
 		return;
-	print_missed(rp, in, r);
-	print_record(rp, in, &rec, r);
+	print_record(rp, in, &rec, r, print_missed(rp, in, r));
 }
 
 static int run(struct report *rp)
 {
 	struct input *in;
-	int i, ret = 0;
+	int i, ret = 0, cut = 0;
 
 	for (i = 0; i < rp->nr_in; i++) {
 		in = &rp->in[i];
@@ -301,10 +318,11 @@ static int run(struct report *rp)
 		if (tdat_merge_init(&in->m, &in->t))
 			return cli_fail("%s: %s", in->t.path, in->t.err);
 		if (in->t.nr_buffers)
-			fprintf(stderr, "slimtrace: %s: %d instance buffer%s not shown: only the top buffer is read\n",
+			fprintf(stderr, "slimtrace: %s: %d version 6 instance buffer%s not shown: "
+				"only the top buffer is read\n",
 				in->t.path, in->t.nr_buffers, in->t.nr_buffers == 1 ? "" : "s");
 		print_prefix(rp, in);
-		printf("cpus=%d\n", in->t.nr_cpus);
+		printf("cpus=%d\n", in->t.cpu_count ? in->t.cpu_count : in->t.nr_cpus);
 	}
 	for (i = 0; i < rp->nr_in && !ret; i++)
 		ret = advance(&rp->in[i]);
@@ -313,7 +331,10 @@ static int run(struct report *rp)
 		ret = advance(in);
 	}
 	fflush(stdout);
-	return ret ? EXIT_FAIL : 0;
+	/* What was cut short is said after what could be read of it. */
+	for (i = 0; !ret && i < rp->nr_in; i++)
+		cut |= cli_cut_short(&rp->in[i].t) != 0;
+	return ret || cut ? EXIT_FAIL : 0;
 }
 
 static int open_inputs(struct report *rp, const struct tdat_open_flags *fl)

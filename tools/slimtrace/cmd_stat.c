@@ -133,12 +133,18 @@ static void print_summary(struct tdat *t, struct totals *tot)
 	char a[32], b[32];
 	unsigned long long d = tot->last - tot->first;
 
-	printf("file:      %s (trace.dat v6, %s-endian, %u-byte pages)\n", t->path,
-	       t->big_endian ? "big" : "little", t->page_size);
+	int i;
+
+	printf("file:      %s (trace.dat v%d%s%s, %s-endian, %u-byte pages)\n", t->path,
+	       t->version, t->version == 7 ? ", compression " : "",
+	       t->version == 7 ? t->compression : "", t->big_endian ? "big" : "little", t->page_size);
 	printf("clock:     %s\n", t->clock[0] ? t->clock : "(not recorded)");
 	printf("buffers:   %d\n", t->nr_cpus);
 	if (t->nr_buffers)
-		printf("instances: %d (not read: only the top buffer is)\n", t->nr_buffers);
+		printf("instances: %d (version 6: not read, only the top buffer is)\n", t->nr_buffers);
+	for (i = 0; i < t->nr_bufs; i++)
+		if (t->buffers[i].name[0])
+			printf("instance:  %s\n", t->buffers[i].name);
 	printf("events:    %llu recorded, %llu%s lost\n", tot->events, tot->lost,
 	       tot->lost_unknown ? "+ (some pages lost an unknown number)" : "");
 	if (!tot->any) {
@@ -177,7 +183,8 @@ static void print_threads(struct tdat *t, struct threads *th)
 	for (i = 0; i < th->size; i++)
 		if (th->slot[i].pid >= 0)
 			th->slot[n++] = th->slot[i];
-	qsort(th->slot, n, sizeof(*th->slot), by_count);
+	if (n)
+		qsort(th->slot, n, sizeof(*th->slot), by_count);
 	printf("\n%10s  %s\n", "events", "thread");
 	for (i = 0; i < n; i++)
 		printf("%10llu  %s-%d\n", th->slot[i].count,
@@ -204,14 +211,17 @@ static int run(struct tdat *t)
 		printf("\n%4s %10s %10s %9s %9s %9s\n", "cpu", "events", "lost", "pages",
 		       "overrun", "dropped");
 		for (i = 0; i < t->nr_cpus; i++) {
-			printf("%4d %10llu %9llu%s %9llu", i, cur[i].records, cur[i].lost,
+			printf("%4d %10llu %9llu%s %9llu", t->cpus[i].cpu, cur[i].records, cur[i].lost,
 			       cur[i].lost_unknown ? "+" : " ", cur[i].pages);
 			print_stat_value(t->cpus[i].stat.overrun);
 			print_stat_value(t->cpus[i].stat.dropped);
+			if (*tdat_buffer_name(t, i))
+				printf("  %s", tdat_buffer_name(t, i));
 			putchar('\n');
 		}
 		print_events(t);
 		print_threads(t, &th);
+		ret = cli_cut_short(t);
 	}
 	for (i = 0; i < t->nr_cpus; i++)
 		tdat_cursor_fini(&cur[i]);

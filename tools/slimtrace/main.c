@@ -20,6 +20,7 @@ struct command {
 static const struct command commands[] = {
 	{ "record", cmd_record, "run a program and record its trace events into a trace.dat",
 	  "usage: slimtrace record [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q] [-o FILE]\n"
+	  "                        [--file-version 6|7] [--compression zstd|none]\n"
 	  "                        -- PROGRAM [ARGS...]\n"
 	  "\n"
 	  "Runs PROGRAM (which must link slimtrace) with tracing configured through\n"
@@ -32,7 +33,9 @@ static const struct command commands[] = {
 	  "  -C CLOCK    trace clock: mono, mono_raw or tsc\n"
 	  "  -O          overwrite the oldest events when a buffer is full (default: drop new ones)\n"
 	  "  -o FILE     output file (default: trace.dat)\n"
-	  "  -q          say nothing unless something went wrong\n", 0 },
+	  "  -q          say nothing unless something went wrong\n"
+	  "  --file-version N    trace.dat version 6 (default) or 7\n"
+	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n", 0 },
 	{ "report", cmd_report, "print the events of a trace.dat as text",
 	  "usage: slimtrace report [-i FILE]... [FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
 	  "\n"
@@ -59,15 +62,23 @@ static const struct command commands[] = {
 	  "\n"
 	  "  -e EVENTS   count only these events (set_event syntax)\n"
 	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
-	{ "convert", cmd_convert, "write a trace.dat in another viewer's format (CTF, Perfetto)",
-	  "usage: slimtrace convert --to FORMAT [-e EVENTS] [--slice START,END[,KEY]] IN OUT\n"
+	{ "convert", cmd_convert, "rewrite a trace.dat: version 6 or 7, or CTF or Perfetto for other viewers",
+	  "usage: slimtrace convert [--to FORMAT] [OPTIONS] IN OUT\n"
 	  "\n"
-	  "Writes the trace IN for other viewers (docs/formats.md):\n"
-	  "  --to ctf       CTF 1.8 for babeltrace2 and Trace Compass: OUT is a new (or\n"
-	  "                 empty) directory, with 'metadata' and one stream per CPU\n"
-	  "  --to perfetto  a Perfetto protobuf trace for ui.perfetto.dev and trace\n"
-	  "                 processor: OUT is a file; one track per thread\n"
+	  "Writes the trace IN (version 6 or 7, any compression) as OUT:\n"
+	  "  --to trace.dat  (the default) the same metadata, options and pages as\n"
+	  "                  version 6 or 7; version 6 holds one buffer, so a file whose\n"
+	  "                  instances have data must stay version 7\n"
+	  "  --to ctf        CTF 1.8 for babeltrace2 and Trace Compass: OUT is a new (or\n"
+	  "                  empty) directory, with 'metadata' and one stream per CPU\n"
+	  "  --to perfetto   a Perfetto protobuf trace for ui.perfetto.dev and trace\n"
+	  "                  processor: OUT is a file; one track per thread\n"
+	  "  (docs/formats.md says which viewer takes which)\n"
 	  "\n"
+	  "trace.dat:\n"
+	  "  --file-version N     6 or 7 (default 7)\n"
+	  "  --compression ALGO   zstd or none (default none); zstd needs version 7\n"
+	  "ctf and perfetto:\n"
 	  "  -e EVENTS      only these events (set_event syntax, '!' excludes)\n"
 	  "  --slice START,END[,KEY]\n"
 	  "                 perfetto: each START event and the END event after it (on the\n"
@@ -135,6 +146,15 @@ int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl)
 	cli_fail("%s: %s", path, t->err);
 	tdat_close(t);
 	return -1;
+}
+
+int cli_cut_short(const struct tdat *t)
+{
+	if (!t->cut_short[0])
+		return 0;
+	fprintf(stderr, "slimtrace: %s: warning: the file is cut short: %s; "
+		"what is before it was read\n", t->path, t->cut_short);
+	return 1;
 }
 
 static int add_events(struct cli_opts *o, const char *arg)

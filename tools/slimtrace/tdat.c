@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * trace.dat version 6: the header (formats, command lines, options, the
- * CPU table) and the CPU data (kernel ring-buffer pages).  The layout is
- * trace-cmd's, described in trace-cmd.dat.v6(5); the page and event
- * encoding is the kernel's (docs/ring-buffer.md).
+ * trace.dat versions 6 and 7: the header (formats, command lines,
+ * options, the CPU table or the buffers) and the CPU data (kernel
+ * ring-buffer pages, in version 7 maybe compressed with zstd).  The
+ * layouts are trace-cmd's, described in trace-cmd.dat.v6(5) and
+ * trace-cmd.dat.v7(5); the page and event encoding is the kernel's,
+ * read with src/ring/page.c, the library's own decoder.
  */
 #include <byteswap.h>
 #include <errno.h>
@@ -17,13 +19,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <traceevent/event-parse.h>
+#include <zstd.h>
+#include "ring/page.h"
 #include "tdat.h"
 
-#define RB_MISSED_EVENTS	(1ULL << 31)
-#define RB_MISSED_STORED	(1ULL << 30)
-#define RB_COMMIT_MASK		((1ULL << 27) - 1)
-#define TS_SHIFT		27
 #define PAGE_SLACK		64	/* zeros after a page: stops runaway strings */
+#define CHUNK_MAX		(64u << 20)	/* the largest compressed chunk read */
+#define SECTION_MAX		(1ull << 30)	/* the largest metadata section read */
 
 static const unsigned char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -71,10 +73,18 @@ static uint64_t get64(const struct tdat *t, const void *p)
 	return t->big_endian != host_big_endian() ? bswap_64(v) : v;
 }
 
-/* Bytes of the file left from OFF on (0 past the end). */
+/* Where what is being read ends: the file, or the section read in its place. */
+static off_t end_of(const struct tdat *t)
+{
+	return t->win ? t->win_base + (off_t)t->win_len : t->file_size;
+}
+
+/* Bytes left from OFF on (0 past the end). */
 static uint64_t left(const struct tdat *t, off_t off)
 {
-	return off >= t->file_size ? 0 : (uint64_t)(t->file_size - off);
+	off_t end = end_of(t);
+
+	return off >= end ? 0 : (uint64_t)(end - off);
 }
 
 static int rd(struct tdat *t, off_t off, void *buf, size_t len, const char *what)
@@ -82,9 +92,14 @@ static int rd(struct tdat *t, off_t off, void *buf, size_t len, const char *what
 	size_t done = 0;
 	ssize_t n;
 
-	if (len > left(t, off))
-		return fail(t, "truncated: %s needs %zu bytes at offset %lld, but the file ends at %lld",
-			    what, len, (long long)off, (long long)t->file_size);
+	if (len > left(t, off) || (t->win && off < t->win_base))
+		return fail(t, "truncated: %s needs %zu bytes at offset %lld, but the %s ends at %lld",
+			    what, len, (long long)off, t->win ? "section" : "file",
+			    (long long)end_of(t));
+	if (t->win) {
+		memcpy(buf, t->win + (off - t->win_base), len);
+		return 0;
+	}
 	while (done < len) {
 		n = pread(t->fd, (char *)buf + done, len - done, off + done);
 		if (n < 0 && errno == EINTR)
@@ -188,6 +203,23 @@ static int rd_cstr(struct hdr *h, char *buf, size_t max, const char *what)
 
 /* ---- initial format and headers ------------------------------------- */
 
+/* v7: "name\0version\0" of the compression, then the first options section. */
+static int read_compression(struct hdr *h)
+{
+	struct tdat *t = h->t;
+	char name[64], version[64];
+	off_t at = h->pos;
+
+	if (rd_cstr(h, name, sizeof(name), "the compression name") ||
+	    rd_cstr(h, version, sizeof(version), "the compression version"))
+		return -1;
+	if (strcmp(name, "none") && strcmp(name, "zstd"))
+		return fail(t, "compression '%s' at offset %lld is not supported: "
+			    "only zstd and none are", name, (long long)at);
+	memcpy(t->compression, name, strlen(name) + 1);	/* "none" or "zstd" */
+	return 0;
+}
+
 static int read_initial(struct hdr *h)
 {
 	struct tdat *t = h->t;
@@ -202,12 +234,9 @@ static int read_initial(struct hdr *h)
 	h->pos = 10;
 	if (rd_cstr(h, version, sizeof(version), "the version"))
 		return -1;
-	if (strcmp(version, "6")) {
-		if (!strcmp(version, "7"))
-			return fail(t, "trace.dat version 7 at offset 10 is not supported: "
-				    "convert it with 'trace-cmd convert --file-version 6 --compression none'");
+	if (strcmp(version, "6") && strcmp(version, "7"))
 		return fail(t, "unsupported trace.dat version \"%.8s\" at offset 10", version);
-	}
+	t->version = version[0] - '0';
 	if (rd(t, h->pos, buf, 2, "endianness and long size"))
 		return -1;
 	if (buf[0] > 1)
@@ -222,73 +251,42 @@ static int read_initial(struct hdr *h)
 	if (ps < 1024 || ps > (1U << 20) || (ps & (ps - 1)))
 		return fail(t, "bad page size %u at offset %lld", ps, (long long)h->pos - 4);
 	t->page_size = ps;
-	return 0;
-}
-
-/* "field: local_t commit;\toffset:8;\tsize:8;" -> offset and size. */
-static int header_field(const char *text, const char *name, int *offset, int *size)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), " %s;", name);
-	p = strstr(text, pat);
-	if (!p)
-		return -1;
-	p = strstr(p, "offset:");
-	if (!p || sscanf(p, "offset:%d;", offset) != 1)
-		return -1;
-	p = strstr(p, "size:");
-	if (!p || sscanf(p, "size:%d;", size) != 1)
-		return -1;
-	return 0;
-}
-
-/* "\ttype_len    :    5 bits" -> 5; -1 when NAME is not there. */
-static int header_bits(const char *text, const char *name)
-{
-	const char *p = strstr(text, name);
-	int bits;
-
-	if (!p)
-		return -1;
-	p += strlen(name);
-	p += strspn(p, " \t");
-	if (*p != ':' || sscanf(p + 1, "%d bits", &bits) != 1)
-		return -1;
-	return bits;
+	return t->version == 7 ? read_compression(h) : 0;
 }
 
 static int read_headers(struct hdr *h)
 {
 	struct tdat *t = h->t;
-	off_t at;
-	int ts_off, ts_size;
+	struct slim_page_fields fl;
+	off_t hp_at, he_at;
+	int ret;
 
 	if (rd_label(h, "header_page", 12) || rd_u64(h, &t->header_page_len, "the header_page size"))
 		return -1;
-	at = h->pos;
+	hp_at = h->pos;
 	if (rd_blob(h, t->header_page_len, &t->header_page, "header_page"))
 		return -1;
-	if (header_field(t->header_page, "timestamp", &ts_off, &ts_size) ||
-	    header_field(t->header_page, "commit", &t->commit_offset, &t->commit_size) ||
-	    header_field(t->header_page, "data", &t->data_offset, &t->data_size))
-		return fail(t, "header_page at offset %lld: no timestamp, commit or data field", (long long)at);
-	if (ts_off != 0 || ts_size != 8 || (t->commit_size != 4 && t->commit_size != 8) ||
-	    t->commit_offset < 8 || t->data_offset < t->commit_offset + t->commit_size ||
-	    t->data_size <= 0 || (uint32_t)t->data_offset + (uint32_t)t->data_size > t->page_size)
-		return fail(t, "header_page at offset %lld: fields do not fit a %u-byte page "
-			    "(timestamp %d/%d, commit %d/%d, data %d/%d)", (long long)at, t->page_size,
-			    ts_off, ts_size, t->commit_offset, t->commit_size, t->data_offset, t->data_size);
 	if (rd_label(h, "header_event", 13) || rd_u64(h, &t->header_event_len, "the header_event size"))
 		return -1;
-	at = h->pos;
+	he_at = h->pos;
 	if (rd_blob(h, t->header_event_len, &t->header_event, "header_event"))
 		return -1;
-	if (header_bits(t->header_event, "type_len") != 5 ||
-	    header_bits(t->header_event, "time_delta") != 27)
+	ret = slim_page_fmt_parse(&t->fmt, t->header_page, t->header_event, t->page_size,
+				  t->big_endian, &fl);
+	if (ret == SLIM_PAGE_E_FIELDS)
+		return fail(t, "header_page at offset %lld: no timestamp, commit or data field",
+			    (long long)hp_at);
+	if (ret == SLIM_PAGE_E_FIT)
+		return fail(t, "header_page at offset %lld: fields do not fit a %u-byte page "
+			    "(timestamp %d/%d, commit %d/%d, data %d/%d)", (long long)hp_at, t->page_size,
+			    fl.ts_off, fl.ts_size, fl.commit_off, fl.commit_size, fl.data_off, fl.data_size);
+	if (ret)
 		return fail(t, "header_event at offset %lld: not the 5-bit type_len / 27-bit time_delta "
-			    "event header this reader knows", (long long)at);
+			    "event header this reader knows", (long long)he_at);
+	t->commit_offset = fl.commit_off;
+	t->commit_size = fl.commit_size;
+	t->data_offset = fl.data_off;
+	t->data_size = fl.data_size;
 	tep_parse_header_page(t->tep, t->header_page, t->header_page_len, t->commit_size);
 	return 0;
 }
@@ -453,20 +451,30 @@ static int add_format(struct hdr *h, const char *system)
 	return event_layout(t, ev);
 }
 
-static int read_formats(struct hdr *h)
+static int read_ftrace_formats(struct hdr *h)
 {
 	struct tdat *t = h->t;
-	uint32_t n, i, nsys, s, nev;
-	char system[256];
+	uint32_t n, i;
 
 	if (rd_u32(h, &n, "the ftrace format count"))
 		return -1;
 	if (n > left(t, h->pos) / 8)
 		return fail(t, "ftrace format count %u at offset %lld is more than the file can hold",
 			    n, (long long)h->pos - 4);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if (add_format(h, "ftrace"))
 			return -1;
+		t->events[t->nr_events - 1].ftrace = 1;
+	}
+	return 0;
+}
+
+static int read_event_formats(struct hdr *h)
+{
+	struct tdat *t = h->t;
+	uint32_t i, nsys, s, nev;
+	char system[256];
+
 	if (rd_u32(h, &nsys, "the system count"))
 		return -1;
 	if (nsys > left(t, h->pos) / 6)
@@ -522,23 +530,31 @@ static int read_cmdlines(struct hdr *h)
 	return 0;
 }
 
-static int read_symbols(struct hdr *h)
+static int read_kallsyms(struct hdr *h)
 {
 	struct tdat *t = h->t;
 
 	if (rd_u32(h, &t->kallsyms_len, "the kallsyms size") ||
-	    rd_blob(h, t->kallsyms_len, &t->kallsyms, "kallsyms") ||
-	    rd_u32(h, &t->printk_len, "the printk formats size") ||
-	    rd_blob(h, t->printk_len, &t->printk, "printk formats"))
+	    rd_blob(h, t->kallsyms_len, &t->kallsyms, "kallsyms"))
 		return -1;
 	if (t->kallsyms_len)
 		tep_parse_kallsyms(t->tep, t->kallsyms);
+	return 0;
+}
+
+static int read_printk(struct hdr *h)
+{
+	struct tdat *t = h->t;
+
+	if (rd_u32(h, &t->printk_len, "the printk formats size") ||
+	    rd_blob(h, t->printk_len, &t->printk, "printk formats"))
+		return -1;
 	if (t->printk_len)
 		tep_parse_printk_formats(t->tep, t->printk);
 	return 0;
 }
 
-/* ---- options and the CPU table ------------------------------------------ */
+/* ---- options, the CPU table, the buffers ----------------------------------- */
 
 static long long stat_value(const char *text, const char *key)
 {
@@ -555,58 +571,124 @@ static long long stat_value(const char *text, const char *key)
 	return -1;
 }
 
-static void use_option(struct tdat *t, struct tdat_option *o, int *in_buffer)
+/* What the options say that is needed once they are all read. */
+struct opt_state {
+	const char *stat_buffer;	/* the buffer CPUSTATs describe now ("": top) */
+	size_t stat_len;
+	int in_v6_buffer;		/* v6: past a BUFFER option */
+	off_t section[6];		/* v7: HEADER_INFO .. CMDLINES, 0 if absent */
+	uint64_t next;			/* v7: the next options section */
+	int nr_bufopts;
+	int *bufopts;			/* v7: the BUFFER options, in order */
+};
+
+/* A CPUSTAT of "CPU: n" to the CPU of that number in the buffer named. */
+static void apply_stat(struct tdat *t, const char *buffer, size_t len, const char *text)
 {
-	const char *p, *e;
-	long long cpu;
+	long long cpu = stat_value(text, "CPU");
+	int i;
+
+	for (i = 0; i < t->nr_cpus; i++) {
+		struct tdat_cpu *c = &t->cpus[i];
+
+		if (c->cpu != cpu || strlen(t->buffers[c->buffer].name) != len ||
+		    strncmp(t->buffers[c->buffer].name, buffer, len))
+			continue;
+		c->stat.entries = stat_value(text, "entries");
+		c->stat.overrun = stat_value(text, "overrun");
+		c->stat.dropped = stat_value(text, "dropped events");
+		c->stat.read = stat_value(text, "read events");
+	}
+}
+
+static void set_clock_from(struct tdat *t, const char *text)
+{
+	const char *p = strchr(text, '['), *e = p ? strchr(p, ']') : NULL;
 	size_t n;
 
+	if (!e)
+		return;
+	n = e - p - 1;
+	if (n >= sizeof(t->clock))
+		n = sizeof(t->clock) - 1;
+	memcpy(t->clock, p + 1, n);
+	t->clock[n] = '\0';
+}
+
+static int use_option(struct tdat *t, int idx, struct opt_state *os)
+{
+	struct tdat_option *o = &t->options[idx];
+	uint64_t v = 0;
+	int *b;
+
+	if (o->id >= TDAT_OPT_HEADER_INFO && o->id <= TDAT_OPT_CMDLINES && t->version == 7) {
+		if (o->size != 8)
+			return fail(t, "option %u at offset %lld: %u bytes, not a section offset",
+				    o->id, (long long)o->offset, o->size);
+		v = get64(t, o->data);
+		if (v > (uint64_t)INT64_MAX)
+			return fail(t, "option %u at offset %lld: section offset %llu is beyond any file",
+				    o->id, (long long)o->offset, (unsigned long long)v);
+		os->section[o->id - TDAT_OPT_HEADER_INFO] = (off_t)v;
+		return 0;
+	}
 	switch (o->id) {
 	case TDAT_OPT_BUFFER:
-		t->nr_buffers++;
-		*in_buffer = 1;
+		if (t->version == 6) {
+			t->nr_buffers++;
+			os->in_v6_buffer = 1;
+			break;
+		}
+		b = realloc(os->bufopts, (os->nr_bufopts + 1) * sizeof(*b));
+		if (!b)
+			return fail(t, "out of memory");
+		os->bufopts = b;
+		b[os->nr_bufopts++] = idx;
 		break;
 	case TDAT_OPT_CPUSTAT:
-		cpu = stat_value(o->data, "CPU");
-		if (*in_buffer || cpu < 0 || cpu >= t->nr_cpus)
-			break;
-		t->cpus[cpu].stat.entries = stat_value(o->data, "entries");
-		t->cpus[cpu].stat.overrun = stat_value(o->data, "overrun");
-		t->cpus[cpu].stat.dropped = stat_value(o->data, "dropped events");
-		t->cpus[cpu].stat.read = stat_value(o->data, "read events");
+		/* trace-cmd marks the statistics of an instance with a "Buffer: name" one. */
+		if (!strncmp(o->data, "\nBuffer: ", 9)) {
+			os->stat_buffer = o->data + 9;
+			os->stat_len = strcspn(o->data + 9, "\n");
+		} else if (!os->in_v6_buffer) {
+			apply_stat(t, os->stat_buffer, os->stat_len, o->data);
+		}
 		break;
 	case TDAT_OPT_TRACECLOCK:
-		p = strchr(o->data, '[');
-		e = p ? strchr(p, ']') : NULL;
-		if (!e)
-			break;
-		n = e - p - 1;
-		if (n >= sizeof(t->clock))
-			n = sizeof(t->clock) - 1;
-		memcpy(t->clock, p + 1, n);
-		t->clock[n] = '\0';
+		set_clock_from(t, o->data);
 		break;
 	case TDAT_OPT_DATE:
 		t->ts_offset = strtoll(o->data, NULL, 0);
 		break;
+	case TDAT_OPT_CPUCOUNT:
+		if (o->size == 4)
+			t->cpu_count = (int)get32(t, o->data);
+		break;
 	}
+	return 0;
 }
 
-static int read_options(struct hdr *h)
+/* Options until DONE (v7: whose data is the next section's offset). */
+static int read_options(struct hdr *h, struct opt_state *os)
 {
 	struct tdat *t = h->t;
 	struct tdat_option *o;
 	unsigned int id;
 	uint32_t size;
-	int in_buffer = 0;
 
 	for (;;) {
 		if (rd_u16(h, &id, "an option id"))
 			return -1;
-		if (!id)
+		if (!id && t->version == 6)
 			return 0;
 		if (rd_u32(h, &size, "an option size"))
 			return -1;
+		if (!id) {
+			if (size != 8 || rd_u64(h, &os->next, "the next options offset"))
+				return fail(t, "the DONE option at offset %lld is not an 8-byte offset",
+					    (long long)h->pos - 6);
+			return 0;
+		}
 		o = realloc(t->options, (t->nr_options + 1) * sizeof(*o));
 		if (!o)
 			return fail(t, "out of memory");
@@ -619,27 +701,81 @@ static int read_options(struct hdr *h)
 		if (rd_blob(h, size, &o->data, "an option"))
 			return -1;
 		t->nr_options++;
-		use_option(t, o, &in_buffer);
+		if (use_option(t, t->nr_options - 1, os))
+			return -1;
 	}
 }
 
-static int check_cpu(struct tdat *t, int i, off_t table)
+static struct tdat_cpu *add_cpu(struct tdat *t)
 {
-	uint64_t off = (uint64_t)t->cpus[i].offset, size = t->cpus[i].size;
+	struct tdat_cpu *c = realloc(t->cpus, (t->nr_cpus + 1) * sizeof(*c));
 
-	if (off > (uint64_t)t->file_size || size > left(t, (off_t)off))
-		return fail(t, "CPU %d data (offset %llu, %llu bytes; table entry at offset %lld) "
-			    "goes beyond the end of the file at %lld", i, (unsigned long long)off,
-			    (unsigned long long)size, (long long)(table + 16 * i),
-			    (long long)t->file_size);
-	if (size && (off_t)off < t->data_start)
+	if (!c)
+		return NULL;
+	t->cpus = c;
+	c += t->nr_cpus++;
+	memset(c, 0, sizeof(*c));
+	c->stat = (struct tdat_cpustat){ -1, -1, -1, -1 };
+	c->buffer = t->nr_bufs - 1;
+	return c;
+}
+
+static int add_buffer(struct tdat *t, const char *name, const char *clock)
+{
+	struct tdat_buffer *b = realloc(t->buffers, (t->nr_bufs + 1) * sizeof(*b));
+
+	if (!b)
+		return fail(t, "out of memory");
+	t->buffers = b;
+	b += t->nr_bufs++;
+	b->name = strdup(name);
+	snprintf(b->clock, sizeof(b->clock), "%s", clock);
+	return b->name ? 0 : fail(t, "out of memory");
+}
+
+/* The first place the data ends early, said once the readable part is read. */
+static void cut_short(struct tdat *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void cut_short(struct tdat *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->cut_short[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->cut_short, sizeof(t->cut_short), fmt, ap);
+	va_end(ap);
+}
+
+/* A CPU's data against the file: an error, or what of it can be read. */
+static int check_cpu(struct tdat *t, int i)
+{
+	struct tdat_cpu *c = &t->cpus[i];
+	uint64_t off = (uint64_t)c->offset, size = c->size, room;
+	const char *name = t->buffers[c->buffer].name;
+
+	if (size && t->version == 6 && (off_t)off < t->data_start)
 		return fail(t, "CPU %d data at offset %llu (table entry at offset %lld) "
-			    "overlaps the header, which ends at %lld", i, (unsigned long long)off,
-			    (long long)(table + 16 * i), (long long)t->data_start);
-	if (size % t->page_size)
+			    "overlaps the header, which ends at %lld", c->cpu, (unsigned long long)off,
+			    (long long)c->table, (long long)t->data_start);
+	if (!c->compressed && size % t->page_size)
 		return fail(t, "CPU %d data size %llu (table entry at offset %lld) is not a "
-			    "multiple of the page size %u", i, (unsigned long long)size,
-			    (long long)(table + 16 * i + 8), t->page_size);
+			    "multiple of the page size %u", c->cpu, (unsigned long long)size,
+			    (long long)c->table + 8, t->page_size);
+	room = off > (uint64_t)t->file_size ? 0 : (uint64_t)t->file_size - off;
+	/* trace-cmd's size of compressed data leaves out the chunk count. */
+	if (c->compressed && size)
+		size += 4;
+	c->avail = size;
+	if (size <= room)
+		return 0;
+	c->avail = c->compressed ? room : room / t->page_size * t->page_size;
+	cut_short(t, "CPU %d%s%s data (offset %llu, %llu bytes; table entry at offset %lld) "
+		  "goes beyond the end of the file at %lld: the data ends at offset %llu",
+		  c->cpu, name[0] ? " of buffer " : "", name, (unsigned long long)off,
+		  (unsigned long long)size, (long long)c->table, (long long)t->file_size,
+		  (unsigned long long)(off + c->avail));
 	return 0;
 }
 
@@ -647,10 +783,8 @@ static int check_cpu(struct tdat *t, int i, off_t table)
 static int read_clock(struct hdr *h)
 {
 	struct tdat *t = h->t;
-	const char *p, *e;
 	uint64_t len;
 	char *text;
-	size_t n;
 
 	if (!tdat_option(t, TDAT_OPT_TRACECLOCK))
 		return 0;
@@ -661,66 +795,61 @@ static int read_clock(struct hdr *h)
 			    (long long)h->pos - 8, (unsigned long long)len);
 	if (rd_blob(h, len, &text, "trace_clock"))
 		return -1;
-	p = strchr(text, '[');
-	e = p ? strchr(p, ']') : NULL;
-	if (e) {
-		n = e - p - 1;
-		if (n >= sizeof(t->clock))
-			n = sizeof(t->clock) - 1;
-		memcpy(t->clock, p + 1, n);
-		t->clock[n] = '\0';
-	}
+	set_clock_from(t, text);
 	free(text);
 	return 0;
 }
 
-static int read_cpu_table(struct hdr *h)
+static int read_cpu_table(struct hdr *h, uint32_t n)
 {
 	struct tdat *t = h->t;
-	off_t table = h->pos;
+	struct tdat_cpu *c;
 	uint64_t off;
-	int i;
+	uint32_t i;
 
-	for (i = 0; i < t->nr_cpus; i++) {
-		if (rd_u64(h, &off, "a CPU data offset") || rd_u64(h, &t->cpus[i].size, "a CPU data size"))
+	if (add_buffer(t, "", ""))
+		return -1;
+	for (i = 0; i < n; i++) {
+		c = add_cpu(t);
+		if (!c)
+			return fail(t, "out of memory");
+		c->cpu = (int)i;
+		c->table = h->pos;
+		if (rd_u64(h, &off, "a CPU data offset") || rd_u64(h, &c->size, "a CPU data size"))
 			return -1;
 		if (off > (uint64_t)INT64_MAX)
-			return fail(t, "CPU %d data offset %llu at offset %lld is beyond any file", i,
-				    (unsigned long long)off, (long long)(table + 16 * i));
-		t->cpus[i].offset = (off_t)off;
+			return fail(t, "CPU %u data offset %llu at offset %lld is beyond any file", i,
+				    (unsigned long long)off, (long long)c->table);
+		c->offset = (off_t)off;
 	}
 	if (read_clock(h))
 		return -1;
 	t->data_start = h->pos;
-	for (i = 0; i < t->nr_cpus; i++)
-		if (check_cpu(t, i, table))
+	for (i = 0; i < n; i++)
+		if (check_cpu(t, (int)i))
 			return -1;
 	return 0;
 }
 
+/* v6: the CPU count, options, "flyrecord" and the CPU table. */
 static int read_tail(struct hdr *h)
 {
 	struct tdat *t = h->t;
+	struct opt_state os = { .stat_buffer = "" };
 	uint32_t n;
 	char label[10];
-	int i;
+	size_t i;
 
 	if (rd_u32(h, &n, "the CPU count"))
 		return -1;
 	if (n > left(t, h->pos) / 16)
 		return fail(t, "CPU count %u at offset %lld is more than the file can hold",
 			    n, (long long)h->pos - 4);
-	t->nr_cpus = n;
-	t->cpus = calloc(n ? n : 1, sizeof(*t->cpus));
-	if (!t->cpus)
-		return fail(t, "out of memory");
-	for (i = 0; i < t->nr_cpus; i++)
-		t->cpus[i].stat = (struct tdat_cpustat){ -1, -1, -1, -1 };
 	if (rd(t, h->pos, label, 10, "the options/flyrecord label"))
 		return -1;
 	if (!memcmp(label, "options  ", 10)) {
 		h->pos += 10;
-		if (read_options(h) || rd(t, h->pos, label, 10, "the flyrecord label"))
+		if (read_options(h, &os) || rd(t, h->pos, label, 10, "the flyrecord label"))
 			return -1;
 	}
 	if (!memcmp(label, "latency  ", 10))
@@ -729,7 +858,294 @@ static int read_tail(struct hdr *h)
 	if (memcmp(label, "flyrecord", 10))
 		return fail(t, "expected \"flyrecord\" at offset %lld", (long long)h->pos);
 	h->pos += 10;
-	return read_cpu_table(h);
+	if (read_cpu_table(h, n))
+		return -1;
+	/* The statistics were read before the CPUs they describe. */
+	os.stat_buffer = "";
+	os.in_v6_buffer = 0;
+	for (i = 0; i < (size_t)t->nr_options; i++) {
+		if (t->options[i].id == TDAT_OPT_BUFFER)
+			os.in_v6_buffer = 1;
+		if (t->options[i].id == TDAT_OPT_CPUSTAT && !os.in_v6_buffer)
+			apply_stat(t, "", 0, t->options[i].data);
+	}
+	return 0;
+}
+
+/* ---- version 7: sections ---------------------------------------------------- */
+
+enum { SEC_OPTIONS = 0, SEC_FLYRECORD = 3, SEC_FL_COMPRESSED = 1 };
+
+struct section {
+	off_t at;			/* of its header */
+	unsigned int id, flags;
+	uint64_t size;
+	off_t data;			/* of its content */
+};
+
+static int read_section_header(struct tdat *t, off_t at, unsigned int want, const char *what,
+			       struct section *sec)
+{
+	uint8_t b[16];
+
+	if (rd(t, at, b, sizeof(b), what))
+		return -1;
+	sec->at = at;
+	sec->id = get16(t, b);
+	sec->flags = get16(t, b + 2);
+	sec->size = get64(t, b + 8);
+	sec->data = at + 16;
+	if (sec->id != want)
+		return fail(t, "%s at offset %lld: section id %u, expected %u", what,
+			    (long long)at, sec->id, want);
+	if (sec->flags & ~SEC_FL_COMPRESSED)
+		return fail(t, "%s at offset %lld: unknown section flags 0x%x", what,
+			    (long long)at, sec->flags);
+	if ((sec->flags & SEC_FL_COMPRESSED) && !t->zstd)
+		return fail(t, "%s at offset %lld is compressed, but the file says \"%s\"", what,
+			    (long long)at, t->compression);
+	return 0;
+}
+
+/* A section's content into memory, decompressed: *buf (free it), *len. */
+static int load_section(struct tdat *t, const struct section *sec, const char *what,
+			uint8_t **buf, uint64_t *len)
+{
+	uint64_t size = sec->size;
+	uint32_t csize, usize;
+	uint8_t hb[8], *c;
+	size_t got;
+
+	*buf = NULL;
+	*len = 0;
+	if (size > left(t, sec->data))
+		return fail(t, "truncated: %s at offset %lld says %llu bytes, but the file ends at %lld",
+			    what, (long long)sec->at, (unsigned long long)size, (long long)t->file_size);
+	if (size > SECTION_MAX)
+		return fail(t, "%s at offset %lld: %llu bytes is more than this reader takes",
+			    what, (long long)sec->at, (unsigned long long)size);
+	if (!(sec->flags & SEC_FL_COMPRESSED)) {
+		*buf = malloc(size ? size : 1);
+		if (!*buf)
+			return fail(t, "out of memory for %s", what);
+		*len = size;
+		return rd(t, sec->data, *buf, size, what);
+	}
+	if (size < 8 || rd(t, sec->data, hb, 8, what))
+		return size < 8 ? fail(t, "%s at offset %lld: no compression header", what,
+				       (long long)sec->at) : -1;
+	csize = get32(t, hb);
+	usize = get32(t, hb + 4);
+	if (csize > size - 8 || usize > SECTION_MAX)
+		return fail(t, "%s at offset %lld: compressed size %u / size %u do not fit the "
+			    "section's %llu bytes", what, (long long)sec->at, csize, usize,
+			    (unsigned long long)size);
+	c = malloc(csize ? csize : 1);
+	*buf = malloc(usize ? usize : 1);
+	if (!c || !*buf) {
+		free(c);
+		return fail(t, "out of memory for %s", what);
+	}
+	if (rd(t, sec->data + 8, c, csize, what)) {
+		free(c);
+		return -1;
+	}
+	got = ZSTD_decompressDCtx(t->zstd, *buf, usize, c, csize);
+	free(c);
+	if (ZSTD_isError(got) || got != usize)
+		return fail(t, "%s at offset %lld does not decompress: %s", what, (long long)sec->at,
+			    ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+	*len = usize;
+	return 0;
+}
+
+/* Run fn over a section's content as if it were the file there. */
+static int in_section(struct hdr *h, off_t at, unsigned int id, const char *what,
+		      int (*fn)(struct hdr *h))
+{
+	struct tdat *t = h->t;
+	struct section sec;
+	uint8_t *buf = NULL;
+	uint64_t len = 0;
+	int ret;
+
+	if (read_section_header(t, at, id, what, &sec) || load_section(t, &sec, what, &buf, &len)) {
+		free(buf);
+		return -1;
+	}
+	t->win = buf;
+	t->win_base = sec.data;
+	t->win_len = len;
+	h->pos = sec.data;
+	ret = fn(h);
+	t->win = NULL;
+	free(buf);
+	return ret;
+}
+
+static struct opt_state *cur_os;	/* read_options_section's, for in_section */
+
+static int options_fn(struct hdr *h)
+{
+	return read_options(h, cur_os);
+}
+
+/* The chain of options sections. */
+static int read_options_v7(struct hdr *h, uint64_t first, struct opt_state *os)
+{
+	struct tdat *t = h->t;
+	uint64_t at = first;
+	int n;
+
+	for (n = 0; at; n++) {
+		if (n == 1000)
+			return fail(t, "options sections: more than 1000 (a loop?) at offset %llu",
+				    (unsigned long long)at);
+		if (at > (uint64_t)INT64_MAX || (n && at >= (uint64_t)t->file_size)) {
+			cut_short(t, "the options section at offset %llu is beyond the end of the "
+				  "file at %lld: the data ends there", (unsigned long long)at,
+				  (long long)t->file_size);
+			return 0;
+		}
+		os->next = 0;
+		cur_os = os;
+		if (in_section(h, (off_t)at, SEC_OPTIONS, "an options section", options_fn))
+			return -1;
+		at = os->next;
+	}
+	return 0;
+}
+
+/* One BUFFER option: the buffer, its flyrecord section, its CPUs. */
+static int use_buffer(struct tdat *t, const struct tdat_option *o)
+{
+	const char *p = o->data, *end = o->data + o->size, *name, *clock;
+	struct section sec;
+	struct tdat_cpu *c;
+	uint64_t off;
+	uint32_t ps, n, i;
+
+	if (o->size < 8 + 2 + 8)
+		return fail(t, "BUFFER option at offset %lld: %u bytes is too short",
+			    (long long)o->offset, o->size);
+	off = get64(t, p);
+	name = p + 8;
+	clock = memchr(name, '\0', end - name);
+	if (!clock || !(p = memchr(clock + 1, '\0', end - clock - 1)) || end - p - 1 < 8)
+		return fail(t, "BUFFER option at offset %lld: no name, clock and CPU count",
+			    (long long)o->offset);
+	clock++;
+	p++;
+	ps = get32(t, p);
+	n = get32(t, p + 4);
+	p += 8;
+	if (ps != t->page_size)
+		return fail(t, "BUFFER option at offset %lld: page size %u, the file's is %u",
+			    (long long)o->offset, ps, t->page_size);
+	if (n > (uint64_t)(end - p) / 20)
+		return fail(t, "BUFFER option at offset %lld: %u CPUs do not fit its %u bytes",
+			    (long long)o->offset, n, o->size);
+	if (add_buffer(t, name, clock))
+		return -1;
+	if (off > (uint64_t)INT64_MAX || read_section_header(t, (off_t)off, SEC_FLYRECORD,
+							      "a flyrecord section", &sec)) {
+		if (off <= (uint64_t)INT64_MAX && off < (uint64_t)t->file_size)
+			return -1;
+		t->err[0] = '\0';
+		cut_short(t, "the flyrecord section of buffer \"%s\" (BUFFER option at offset %lld) "
+			  "is at offset %llu, beyond the end of the file at %lld", name,
+			  (long long)o->offset, (unsigned long long)off, (long long)t->file_size);
+		return 0;
+	}
+	for (i = 0; i < n; i++, p += 20) {
+		c = add_cpu(t);
+		if (!c)
+			return fail(t, "out of memory");
+		c->cpu = (int)get32(t, p);
+		off = get64(t, p + 4);
+		c->size = get64(t, p + 12);
+		c->table = o->offset + (p + 4 - o->data);
+		c->compressed = sec.flags & SEC_FL_COMPRESSED;
+		if (off > (uint64_t)INT64_MAX)
+			return fail(t, "CPU %d data offset %llu at offset %lld is beyond any file",
+				    c->cpu, (unsigned long long)off, (long long)c->table);
+		c->offset = (off_t)off;
+		if (check_cpu(t, t->nr_cpus - 1))
+			return -1;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *what;
+	int (*fn)(struct hdr *h);
+	int needed;
+} v7_sections[] = {
+	{ "the headers section", read_headers, 1 },
+	{ "the ftrace events section", read_ftrace_formats, 0 },
+	{ "the event formats section", read_event_formats, 1 },
+	{ "the kallsyms section", read_kallsyms, 0 },
+	{ "the printk section", read_printk, 0 },
+	{ "the command lines section", read_cmdlines, 0 },
+};
+
+/* v7: everything after the compression header; formats_only for the probe. */
+static int read_v7(struct hdr *h, int formats_only)
+{
+	struct tdat *t = h->t;
+	struct opt_state os = { .stat_buffer = "" };
+	uint64_t first;
+	int i, ret = -1;
+
+	if (rd_u64(h, &first, "the first options offset"))
+		return -1;
+	if (!strcmp(t->compression, "zstd") && !(t->zstd = ZSTD_createDCtx()))
+		return fail(t, "out of memory");
+	if (!first)
+		return fail(t, "the first options offset at offset %lld is 0", (long long)h->pos - 8);
+	if (read_options_v7(h, first, &os))
+		goto out;
+	for (i = 0; i < 6; i++) {
+		if (formats_only && i == 3)
+			break;
+		if (!os.section[i]) {
+			if (v7_sections[i].needed) {
+				fail(t, "no %s (no option %d says where it is)", v7_sections[i].what + 4,
+				     TDAT_OPT_HEADER_INFO + i);
+				goto out;
+			}
+			continue;
+		}
+		if (in_section(h, os.section[i], TDAT_OPT_HEADER_INFO + i, v7_sections[i].what,
+			       v7_sections[i].fn))
+			goto out;
+	}
+	ret = 0;
+	for (i = 0; !formats_only && !ret && i < os.nr_bufopts; i++)
+		ret = use_buffer(t, &t->options[os.bufopts[i]]);
+	/* Statistics name their buffer: apply them now that the CPUs exist. */
+	os.stat_buffer = "";
+	os.stat_len = 0;
+	for (i = 0; !formats_only && !ret && i < t->nr_options; i++) {
+		struct tdat_option *o = &t->options[i];
+
+		if (o->id != TDAT_OPT_CPUSTAT)
+			continue;
+		if (!strncmp(o->data, "\nBuffer: ", 9)) {
+			os.stat_buffer = o->data + 9;
+			os.stat_len = strcspn(o->data + 9, "\n");
+		} else {
+			apply_stat(t, os.stat_buffer, os.stat_len, o->data);
+		}
+	}
+out:
+	free(os.bufopts);
+	return ret;
+}
+
+const char *tdat_buffer_name(const struct tdat *t, int slot)
+{
+	return t->buffers[t->cpus[slot].buffer].name;
 }
 
 static void set_clock_mode(struct tdat *t, const struct tdat_open_flags *fl)
@@ -783,12 +1199,21 @@ static int open_file(struct tdat *t, const char *path, const struct tdat_open_fl
 	tep_set_page_size(t->tep, t->page_size);
 	if (!fl || !fl->no_plugins)
 		t->plugins = tep_load_plugins(t->tep);
-	if (read_headers(&h) || read_formats(&h))
-		return -1;
+	if (t->version == 7) {
+		if (read_v7(&h, probe_fd >= 0))
+			return -1;
+	} else {
+		if (read_headers(&h) || read_ftrace_formats(&h) || read_event_formats(&h))
+			return -1;
+		if (probe_fd >= 0)
+			return 0;	/* the probe only parses the formats */
+		if (read_kallsyms(&h) || read_printk(&h) || read_cmdlines(&h) || read_tail(&h))
+			return -1;
+	}
 	if (probe_fd >= 0)
-		return 0;	/* the probe only parses the formats */
-	if (read_symbols(&h) || read_cmdlines(&h) || read_tail(&h))
-		return -1;
+		return 0;
+	if (!t->clock[0] && t->nr_bufs)
+		snprintf(t->clock, sizeof(t->clock), "%s", t->buffers[0].clock);
 	qsort(t->events, t->nr_events, sizeof(*t->events), cmp_event);
 	set_clock_mode(t, fl);
 	return 0;
@@ -862,6 +1287,11 @@ void tdat_close(struct tdat *t)
 		free(t->options[i].data);
 	free(t->options);
 	free(t->cpus);
+	for (i = 0; i < t->nr_bufs; i++)
+		free(t->buffers[i].name);
+	free(t->buffers);
+	if (t->zstd)
+		ZSTD_freeDCtx(t->zstd);
 	free(t->header_page);
 	free(t->header_event);
 	free(t->kallsyms);
@@ -899,10 +1329,15 @@ const struct tdat_option *tdat_option(const struct tdat *t, unsigned int id)
 
 int tdat_cursor_init(struct tdat_cursor *c, struct tdat *t, int cpu)
 {
+	struct tdat_cpu *tc = &t->cpus[cpu];
+
 	memset(c, 0, sizeof(*c));
 	c->t = t;
 	c->cpu = cpu;
-	c->nr_pages = t->cpus[cpu].size / t->page_size;
+	c->chunked = tc->compressed;
+	if (!c->chunked)
+		c->nr_pages = tc->avail / t->page_size;
+	c->next_chunk = -1;
 	c->buf = calloc(1, t->page_size + PAGE_SLACK);
 	if (!c->buf)
 		return fail(t, "out of memory");
@@ -912,68 +1347,165 @@ int tdat_cursor_init(struct tdat_cursor *c, struct tdat *t, int cpu)
 void tdat_cursor_fini(struct tdat_cursor *c)
 {
 	free(c->buf);
+	free(c->chunk);
 	c->buf = NULL;
+	c->chunk = NULL;
 }
 
+/* Of the page in the file, or (compressed) of the chunk that holds it. */
 static off_t page_offset(const struct tdat_cursor *c)
 {
+	if (c->chunked)
+		return c->chunk_at;
 	return c->t->cpus[c->cpu].offset + (off_t)(c->page * c->t->page_size);
 }
+
+/* The end of what the file holds: a cut-short note, and no more data. */
+static int chunk_cut(struct tdat_cursor *c, off_t at, const char *what)
+{
+	struct tdat *t = c->t;
+	struct tdat_cpu *tc = &t->cpus[c->cpu];
+	const char *name = t->buffers[tc->buffer].name;
+
+	cut_short(t, "CPU %d%s%s data: %s at offset %lld goes beyond the end of the file at %lld: "
+		  "the data ends at offset %lld", tc->cpu, name[0] ? " of buffer " : "", name, what,
+		  (long long)at, (long long)t->file_size, (long long)at);
+	c->chunks_left = 0;
+	return 0;
+}
+
+/* The next compressed chunk into c->chunk: 1, 0 at the end, -1 error. */
+static int load_chunk(struct tdat_cursor *c)
+{
+	struct tdat *t = c->t;
+	struct tdat_cpu *tc = &t->cpus[c->cpu];
+	off_t end = tc->offset + (off_t)tc->avail, at;
+	uint8_t hb[8], *z;
+	uint32_t csize, usize;
+	size_t got;
+
+	if (c->next_chunk < 0) {	/* first: the chunk count */
+		if (!tc->size)
+			return 0;
+		if (tc->avail < 4)
+			return chunk_cut(c, tc->offset, "the chunk count");
+		if (rd(t, tc->offset, hb, 4, "a chunk count"))
+			return -1;
+		c->chunks_left = get32(t, hb);
+		c->next_chunk = tc->offset + 4;
+	}
+	if (!c->chunks_left)
+		return 0;
+	at = c->next_chunk;
+	if (end - at < 8)
+		return chunk_cut(c, at, "a chunk header");
+	if (rd(t, at, hb, 8, "a chunk header"))
+		return -1;
+	csize = get32(t, hb);
+	usize = get32(t, hb + 4);
+	if (usize % t->page_size || usize > CHUNK_MAX || csize > CHUNK_MAX)
+		return fail(t, "CPU %d chunk at offset %lld: sizes %u compressed, %u not a whole "
+			    "number of pages (or too large)", tc->cpu, (long long)at, csize, usize);
+	if ((uint64_t)csize > (uint64_t)(end - at - 8))
+		return chunk_cut(c, at, "a compressed chunk");
+	if (usize > c->chunk_cap) {
+		uint8_t *n = realloc(c->chunk, usize);
+
+		if (!n)
+			return fail(t, "out of memory");
+		c->chunk = n;
+		c->chunk_cap = usize;
+	}
+	z = malloc(csize ? csize : 1);
+	if (!z)
+		return fail(t, "out of memory");
+	if (rd(t, at + 8, z, csize, "a compressed chunk")) {
+		free(z);
+		return -1;
+	}
+	got = ZSTD_decompressDCtx(t->zstd, c->chunk, usize, z, csize);
+	free(z);
+	if (ZSTD_isError(got) || got != usize)
+		return fail(t, "CPU %d chunk at offset %lld does not decompress: %s", tc->cpu,
+			    (long long)at, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
+	c->chunk_at = at;
+	c->chunk_len = usize / t->page_size;
+	c->chunk_page = 0;
+	c->next_chunk = at + 8 + csize;
+	c->chunks_left--;
+	return 1;
+}
+
+/* The next page into c->buf: 1, 0 at the end, -1 error. */
+static int next_page(struct tdat_cursor *c)
+{
+	struct tdat *t = c->t;
+	int ret;
+
+	if (!c->chunked) {
+		if (c->page >= c->nr_pages)
+			return 0;
+		if (rd(t, page_offset(c), c->buf, t->page_size, "a CPU data page"))
+			return -1;
+		c->page++;
+		return 1;
+	}
+	while (c->chunk_page >= c->chunk_len) {
+		ret = load_chunk(c);
+		if (ret <= 0)
+			return ret;
+	}
+	memcpy(c->buf, c->chunk + c->chunk_page++ * t->page_size, t->page_size);
+	return 1;
+}
+
+int tdat_cursor_page(struct tdat_cursor *c, const uint8_t **page)
+{
+	int ret = next_page(c);
+
+	*page = c->buf;
+	return ret;
+}
+
+static const char *const commit_errors[] = {
+	[SLIM_PAGE_E_FLAGS] = "has unknown flag bits",
+	[SLIM_PAGE_E_COMMIT] = "is beyond the page",
+	[SLIM_PAGE_E_NOROOM] = "leaves no room for the stored count of missed events",
+	[SLIM_PAGE_E_COUNT] = "has a bad missed-events count",
+};
 
 static int load_page(struct tdat_cursor *c)
 {
 	struct tdat *t = c->t;
-	off_t at = page_offset(c);
-	uint64_t commit, len;
-	const uint8_t *w;
+	struct slim_page_info pi;
+	int ret = next_page(c), err;
+	off_t at;
 
-	if (rd(t, at, c->buf, t->page_size, "a CPU data page"))
-		return -1;
+	if (ret <= 0)
+		return ret;
+	at = c->chunked ? c->chunk_at : page_offset(c) - (off_t)t->page_size;
+	c->at = at;
 	c->pages++;
-	c->ts = get64(t, c->buf);
-	w = c->buf + t->commit_offset;
-	/*
-	 * The kernel ORs the flags in as int constants: in a 64-bit commit
-	 * word the sign extension sets the upper half too.  Only the low 32
-	 * bits mean anything.
-	 */
-	commit = (uint32_t)(t->commit_size == 8 ? get64(t, w) : get32(t, w));
-	len = commit & RB_COMMIT_MASK;
-	if (commit & ~(RB_COMMIT_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED))
-		return fail(t, "CPU %d page at offset %lld: commit word 0x%llx has unknown flag bits",
-			    c->cpu, (long long)at, (unsigned long long)commit);
-	if (len > (uint64_t)t->data_size)
-		return fail(t, "CPU %d page at offset %lld: commit %llu is beyond the page's %d data bytes",
-			    c->cpu, (long long)at, (unsigned long long)len, t->data_size);
-	c->missed = 0;
-	if (commit & RB_MISSED_STORED) {
-		if (len + t->commit_size > (uint64_t)t->data_size)
-			return fail(t, "CPU %d page at offset %lld: no room after commit %llu for the "
-				    "stored count of missed events", c->cpu, (long long)at,
-				    (unsigned long long)len);
-		w = c->buf + t->data_offset + len;
-		c->missed = t->commit_size == 8 ? (long long)get64(t, w) : get32(t, w);
-		if (c->missed < 0)
-			return fail(t, "CPU %d page at offset %lld: bad missed-events count %lld",
-				    c->cpu, (long long)at, c->missed);
-	} else if (commit & RB_MISSED_EVENTS) {
-		c->missed = -1;
-	}
+	err = slim_page_info(&t->fmt, c->buf, &pi);
+	if (err == SLIM_PAGE_E_COMMIT)
+		return fail(t, "CPU %d page at offset %lld: commit %u is beyond the page's %d data bytes",
+			    t->cpus[c->cpu].cpu, (long long)at, pi.len, t->data_size);
+	if (err == SLIM_PAGE_E_NOROOM)
+		return fail(t, "CPU %d page at offset %lld: no room after commit %u for the "
+			    "stored count of missed events", t->cpus[c->cpu].cpu, (long long)at, pi.len);
+	if (err)
+		return fail(t, "CPU %d page at offset %lld: commit word 0x%llx %s", c->cpu,
+			    (long long)at, (unsigned long long)pi.commit, commit_errors[err]);
+	c->ts = pi.time_stamp;
+	c->missed = pi.missed;
 	if (c->missed > 0)
 		c->lost += c->missed;
 	else if (c->missed < 0)
 		c->lost_unknown = 1;
 	c->pos = 0;
-	c->end = (uint32_t)len;
+	c->end = pi.len;
 	c->loaded = 1;
-	return 0;
-}
-
-static int bad_event(struct tdat_cursor *c, off_t at, const char *what, unsigned long long a,
-		     unsigned long long b)
-{
-	return fail(c->t, "CPU %d event at offset %lld: %s (%llu > %llu)", c->cpu, (long long)at,
-		    what, a, b);
+	return 1;
 }
 
 /* Check a data record against its event's format. */
@@ -985,15 +1517,15 @@ static int check_record(struct tdat_cursor *c, struct tdat_record *r)
 
 	if (r->size < 2)
 		return fail(t, "CPU %d event at offset %lld: %d-byte record has no event id",
-			    c->cpu, (long long)r->offset, r->size);
+			    t->cpus[c->cpu].cpu, (long long)r->offset, r->size);
 	id = get16(t, r->data);
 	ev = tdat_find_event(t, id);
 	if (!ev)
 		return fail(t, "CPU %d event at offset %lld: unknown event id %d (no format in the file)",
-			    c->cpu, (long long)r->offset, id);
+			    t->cpus[c->cpu].cpu, (long long)r->offset, id);
 	if (r->size < ev->min_size)
 		return fail(t, "CPU %d event at offset %lld: %s:%s record has %d bytes, its format needs %d",
-			    c->cpu, (long long)r->offset, ev->system, ev->name, r->size, ev->min_size);
+			    t->cpus[c->cpu].cpu, (long long)r->offset, ev->system, ev->name, r->size, ev->min_size);
 	for (i = 0; i < ev->nr_dyn; i++) {
 		const struct tdat_dyn *d = &ev->dyn[i];
 		uint32_t loc = get32(t, r->data + d->offset);
@@ -1003,72 +1535,45 @@ static int check_record(struct tdat_cursor *c, struct tdat_record *r)
 			off += d->offset + 4;
 		if (off + len > (uint32_t)r->size)
 			return fail(t, "CPU %d event at offset %lld: %s:%s field '%s' (offset %u, %u bytes) "
-				    "goes beyond the %d-byte record", c->cpu, (long long)r->offset,
+				    "goes beyond the %d-byte record", t->cpus[c->cpu].cpu, (long long)r->offset,
 				    ev->system, ev->name, d->name, off, len, r->size);
 	}
 	r->event = ev;
 	return 0;
 }
 
+static const char *const entry_errors[] = {
+	[SLIM_PAGE_E_HEADER] = "event header beyond the commit",
+	[SLIM_PAGE_E_LENWORD] = "length word beyond the commit",
+	[SLIM_PAGE_E_LENGTH] = "event length beyond the commit",
+	[SLIM_PAGE_E_PADDING] = "padding length beyond the commit",
+};
+
 /* One step through the page: 1 data record, 0 something else, -1 error. */
 static int step(struct tdat_cursor *c, struct tdat_record *r)
 {
 	struct tdat *t = c->t;
-	const uint8_t *p = c->buf + t->data_offset + c->pos;
-	uint32_t room = c->end - c->pos, hdr, type_len, delta, len;
-	off_t at = page_offset(c) + t->data_offset + c->pos;
+	const uint8_t *data = c->buf + t->data_offset;
+	struct slim_page_entry e;
+	struct slim_page_bad bad;
+	uint32_t pos = c->pos;
+	int ret = slim_page_next(&t->fmt, data, c->end, &c->pos, &e, &bad);
 
-	if (room < 4)
-		return bad_event(c, at, "event header beyond the commit", 4, room);
-	hdr = get32(t, p);
-	type_len = t->big_endian ? hdr >> 27 : hdr & 31;
-	delta = t->big_endian ? hdr & ((1U << 27) - 1) : hdr >> 5;
-	if (type_len >= 29 && type_len <= 31 && !(type_len == 29 && !delta) && room < 8)
-		return bad_event(c, at, "event header beyond the commit", 8, room);
-	switch (type_len) {
-	case 29:		/* padding: delta 0 means the rest of the page */
-		if (!delta) {
-			c->pos = c->end;
-			return 0;
-		}
-		len = get32(t, p + 4);
-		if (len < 4 || len > room - 4)
-			return bad_event(c, at, "padding length beyond the commit", len, room - 4);
-		c->ts += delta;
-		c->pos += 4 + len;
+	if (ret < 0)
+		return fail(t, "CPU %d event at offset %lld: %s (%u > %u)", c->cpu,
+			    (long long)(c->at + t->data_offset + bad.off), entry_errors[bad.err],
+			    bad.need, bad.room);
+	if (ret == 0)
 		return 0;
-	case 30:		/* time extend */
-		c->ts += ((uint64_t)get32(t, p + 4) << TS_SHIFT) | delta;
-		c->pos += 8;
+	c->ts = slim_page_time(&e, c->ts);
+	if (!slim_page_is_data(&e))
 		return 0;
-	case 31:		/* absolute time stamp: the low 59 bits */
-		c->ts = (c->ts & ~((1ULL << 59) - 1)) |
-			(((uint64_t)get32(t, p + 4) << TS_SHIFT) | delta);
-		c->pos += 8;
-		return 0;
-	case 0:
-		if (room < 8)
-			return bad_event(c, at, "length word beyond the commit", 8, room);
-		len = get32(t, p + 4);
-		if (len < 4 || len > room - 4)
-			return bad_event(c, at, "event length beyond the commit", len, room - 4);
-		r->data = p + 8;
-		r->size = len - 4;
-		c->pos += 4 + len;
-		break;
-	default:
-		len = type_len * 4;
-		if (len > room - 4)
-			return bad_event(c, at, "event length beyond the commit", len, room - 4);
-		r->data = p + 4;
-		r->size = len;
-		c->pos += 4 + len;
-		break;
-	}
-	c->ts += delta;
+	r->data = e.payload;
+	r->size = (int)e.len;
 	r->ts = c->ts + t->ts_offset;
-	r->cpu = c->cpu;
-	r->offset = at;
+	r->cpu = t->cpus[c->cpu].cpu;
+	r->slot = c->cpu;
+	r->offset = c->at + t->data_offset + pos;
 	r->missed = c->missed;
 	c->missed = 0;
 	if (check_record(c, r))
@@ -1083,14 +1588,11 @@ int tdat_cursor_next(struct tdat_cursor *c, struct tdat_record *r)
 
 	for (;;) {
 		if (!c->loaded || c->pos >= c->end) {
-			if (c->loaded)
-				c->page++;
-			if (c->page >= c->nr_pages) {
+			ret = load_page(c);
+			if (ret <= 0) {
 				c->loaded = 0;
-				return 0;
+				return ret;
 			}
-			if (load_page(c))
-				return -1;
 			continue;
 		}
 		ret = step(c, r);

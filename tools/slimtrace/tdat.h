@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A trace.dat (version 6) reader that trusts nothing: every size, offset
- * and count is checked against the file before it is used, and an error
- * names what is wrong and at which byte offset.
+ * A trace.dat (version 6 or 7) reader that trusts nothing: every size,
+ * offset and count is checked against the file before it is used, and an
+ * error names what is wrong and at which byte offset.
  *
- * The header is read whole at open; the CPU data is read one page at a
- * time by per-CPU cursors, so a report streams however long the trace.
+ * The header is read whole at open; the CPU data is read one page (or,
+ * compressed, one chunk) at a time by per-CPU cursors, so a report
+ * streams however long the trace.  Every buffer of a version 7 file (the
+ * top one and the instances) is read; its CPUs are the file's "CPUs",
+ * one after the other.
+ *
+ * A file whose data is cut short (a machine that lost power) opens: the
+ * cursors stop where the data ends, and t->cut_short says where.
  */
 #ifndef SLIMTRACE_CLI_TDAT_H
 #define SLIMTRACE_CLI_TDAT_H
@@ -13,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "ring/page.h"
 
 struct tep_handle;
 struct tep_event;
@@ -26,6 +33,8 @@ enum {
 	TDAT_OPT_UNAME = 5,
 	TDAT_OPT_CPUCOUNT = 8,
 	TDAT_OPT_VERSION = 9,
+	TDAT_OPT_HEADER_INFO = 16,	/* v7: 16..21 point at the metadata sections */
+	TDAT_OPT_CMDLINES = 21,
 };
 
 struct tdat_option {
@@ -56,6 +65,7 @@ struct tdat_event {
 	/* Counters the commands may use. */
 	unsigned long long count;
 	int selected;
+	int ftrace;			/* from the ftrace formats, not a system */
 };
 
 /* Per-CPU statistics from the CPUSTAT option; -1 when not given. */
@@ -66,10 +76,21 @@ struct tdat_cpustat {
 	long long read;
 };
 
+/* A CPU of a buffer: the unit a cursor walks. */
 struct tdat_cpu {
+	int cpu;			/* its number in its buffer */
+	int buffer;			/* index in t->buffers */
 	off_t offset;			/* of the CPU's data */
-	uint64_t size;
+	uint64_t size;			/* as the file says (compressed: the chunks, not their count) */
+	uint64_t avail;			/* what the file holds of it */
+	int compressed;			/* zstd chunks */
+	off_t table;			/* where offset and size are written, for errors */
 	struct tdat_cpustat stat;
+};
+
+struct tdat_buffer {
+	char *name;			/* "" for the top buffer */
+	char clock[32];
 };
 
 struct tdat {
@@ -95,9 +116,22 @@ struct tdat {
 	char clock[32];			/* "" when the file names none */
 	int clock_in_ns;
 	long long ts_offset;		/* TRACECMD_OPTION_DATE */
-	int nr_buffers;			/* instance buffers (not read) */
-	int nr_cpus;
+	int version;			/* 6 or 7 */
+	char compression[16];		/* v7: "none" or "zstd" */
+	struct slim_page_fmt fmt;	/* the pages' layout */
+	int nr_buffers;			/* v6 instance buffers (not read) */
+	int nr_bufs;
+	struct tdat_buffer *buffers;	/* v7: every buffer; v6: the top one */
+	int nr_cpus;			/* CPUs of all buffers */
 	struct tdat_cpu *cpus;
+	int cpu_count;			/* CPUCOUNT option, or 0 */
+	/* Set when some CPU's data is cut short: the first place it ends. */
+	char cut_short[256];
+	/* v7: a metadata section's content, read in place of the file. */
+	const uint8_t *win;
+	off_t win_base;
+	uint64_t win_len;
+	void *zstd;			/* a decompression context */
 	off_t data_start;		/* end of the header */
 	struct tep_handle *tep;
 	void *plugins;
@@ -108,7 +142,8 @@ struct tdat {
 /* A record handed out by a cursor: valid until the cursor moves on. */
 struct tdat_record {
 	uint64_t ts;
-	int cpu;
+	int cpu;			/* the CPU number in its buffer */
+	int slot;			/* index in t->cpus */
 	const uint8_t *data;
 	int size;
 	off_t offset;			/* of the event header, in the file */
@@ -118,11 +153,18 @@ struct tdat_record {
 
 struct tdat_cursor {
 	struct tdat *t;
-	int cpu;
+	int cpu;			/* slot in t->cpus */
 	uint64_t page;			/* index of the page in buf */
 	uint64_t nr_pages;
 	uint8_t *buf;			/* one page + zeroed slack */
+	/* Compressed data: the chunk being read. */
+	uint8_t *chunk;
+	uint64_t chunk_len, chunk_cap, chunk_page;
+	off_t chunk_at, next_chunk;	/* file offsets */
+	uint32_t chunks_left;
+	int chunked;
 	uint32_t pos, end;		/* in the page's data area */
+	off_t at;			/* of the page (compressed: of its chunk) */
 	uint64_t ts;
 	long long missed;		/* of the page, for its first record */
 	int loaded;
@@ -144,12 +186,20 @@ struct tdat_event *tdat_find_event(struct tdat *t, int id);
 const struct tdat_option *tdat_option(const struct tdat *t, unsigned int id);
 
 int tdat_cursor_init(struct tdat_cursor *c, struct tdat *t, int cpu);
+/*
+ * The next page of the CPU as it is in the file (decompressed):
+ * 1 with *page pointing at t->page_size bytes, 0 at the end, -1 error.
+ */
+int tdat_cursor_page(struct tdat_cursor *c, const uint8_t **page);
 void tdat_cursor_fini(struct tdat_cursor *c);
 /* 1 with *r filled, 0 at the end, -1 with t->err set. */
 int tdat_cursor_next(struct tdat_cursor *c, struct tdat_record *r);
 
 /* Events a CPU lost: from its pages (as walked) and its statistics. */
 unsigned long long tdat_cpu_lost(const struct tdat_cursor *c, const struct tdat_cpustat *st);
+
+/* The buffer name to print before a record of CPU slot, "" for the top one. */
+const char *tdat_buffer_name(const struct tdat *t, int slot);
 
 /* All CPUs merged by time stamp, ties to the lower CPU. */
 struct tdat_merge {
