@@ -86,9 +86,13 @@ check-tsan:
 		tests/run.sh tsan $(TESTS:$(B)/%=build/tsan/%)
 
 # Debian packages the CLI, the demo and the tests use: installed only
-# when missing (apt-get, as root or through sudo).
+# when missing (apt-get, as root or through sudo).  The viewers the
+# converted traces are checked with: babeltrace2 and babeltrace (CTF),
+# protobuf-compiler (protoc, Perfetto), libkshark-dev and libjson-c-dev
+# (KernelShark's library and the header it includes).
 DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
-	libzstd-dev trace-cmd pkg-config python3
+	libzstd-dev trace-cmd pkg-config python3 babeltrace2 babeltrace protobuf-compiler \
+	libkshark-dev libjson-c-dev
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 deps:
 	@dpkg -s $(DEPS) >/dev/null 2>&1 || { \

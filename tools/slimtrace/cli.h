@@ -42,7 +42,9 @@ int cli_open(struct tdat *t, const char *path, const struct tdat_open_flags *fl)
 /* The options the subcommands read files with: parse, in getopt style. */
 struct cli_opts {
 	const char *cmd;
-	const char *file;
+	const char *file;		/* the first (or only) input */
+	const char **files;		/* every input, in order: -i may repeat for report */
+	int nr_files;
 	const char *events;		/* joined -e arguments */
 	char *events_buf;
 	const char **filters;		/* -F */
@@ -56,6 +58,23 @@ struct cli_opts {
  */
 int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv);
 void cli_opts_free(struct cli_opts *o);
+
+/*
+ * libtraceevent's filter parser crashes (or corrupts its heap) on some
+ * malformed expressions: each of FILTERS is parsed in a child process
+ * first, the way the formats are.  RES gets one result per filter.
+ */
+enum { CLI_FILTER_OK, CLI_FILTER_REFUSED, CLI_FILTER_CRASHED };
+
+struct cli_filter_result {
+	int status;
+	int ret;			/* libtraceevent's code when REFUSED */
+	char msg[200];			/* why not, when not OK */
+};
+
+struct tep_handle;
+void cli_filter_probe(struct tep_handle *tep, const char *const *filters, int nr,
+		      struct cli_filter_result *res);
 
 /* "12.345678" in the report's style for a time stamp. */
 void cli_format_ts(const struct tdat *t, unsigned long long ts, char *buf, size_t len);

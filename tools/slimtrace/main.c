@@ -14,6 +14,7 @@ struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 	const char *usage;
+	int many_inputs;		/* -i may repeat: the files are merged */
 };
 
 static const struct command commands[] = {
@@ -34,42 +35,56 @@ static const struct command commands[] = {
 	  "  -o FILE     output file (default: trace.dat)\n"
 	  "  -q          say nothing unless something went wrong\n"
 	  "  --file-version N    trace.dat version 6 (default) or 7\n"
-	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n" },
+	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n", 0 },
 	{ "report", cmd_report, "print the events of a trace.dat as text",
-	  "usage: slimtrace report [-i FILE | FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
+	  "usage: slimtrace report [-i FILE]... [FILE] [-e EVENTS] [-F FILTER] [-R] [-t] [-N]\n"
 	  "\n"
 	  "Prints every event, merged across buffers (CPUs) by time stamp:\n"
 	  "  comm-pid [cpu] timestamp: event: fields\n"
+	  "With several files, all of them are merged on one timeline and each line\n"
+	  "starts with the file's name, as in 'trace-cmd report -i A -i B'.\n"
 	  "\n"
-	  "  -i FILE     the trace (default: trace.dat)\n"
+	  "  -i FILE     a trace (default: trace.dat); may repeat\n"
 	  "  -e EVENTS   only these events (set_event syntax, '!' excludes); may repeat\n"
 	  "  -F FILTER   only events matching 'event[,event]: expression' (libtraceevent's\n"
 	  "              filter syntax); may repeat\n"
 	  "  -R          raw: every field as name=value instead of the event's format\n"
 	  "  -t          time stamps in nanoseconds\n"
-	  "  -N          do not load libtraceevent plugins\n" },
+	  "  -N          do not load libtraceevent plugins\n", 1 },
 	{ "list", cmd_list, "list the events (and formats) a trace.dat holds",
 	  "usage: slimtrace list [-f] [-e EVENTS] [-i FILE | FILE]\n"
 	  "\n"
 	  "  -f          print each event's format as well\n"
 	  "  -e EVENTS   only these events (set_event syntax)\n"
-	  "  -i FILE     the trace (default: trace.dat)\n" },
+	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
 	{ "stat", cmd_stat, "count events per event, thread and buffer; lost events; duration",
 	  "usage: slimtrace stat [-e EVENTS] [-i FILE | FILE]\n"
 	  "\n"
 	  "  -e EVENTS   count only these events (set_event syntax)\n"
-	  "  -i FILE     the trace (default: trace.dat)\n" },
-	{ "convert", cmd_convert, "rewrite a trace.dat as version 6 or 7, compressed or not",
-	  "usage: slimtrace convert [--file-version 6|7] [--compression zstd|none] IN OUT\n"
+	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
+	{ "convert", cmd_convert, "rewrite a trace.dat: version 6 or 7, or CTF or Perfetto for other viewers",
+	  "usage: slimtrace convert [--to FORMAT] [OPTIONS] IN OUT\n"
 	  "\n"
-	  "Reads IN (version 6 or 7, any compression) and writes OUT with the same\n"
-	  "metadata, options and pages.  Version 6 holds one buffer: a file whose\n"
-	  "instances have data must stay version 7.\n"
+	  "Writes the trace IN (version 6 or 7, any compression) as OUT:\n"
+	  "  --to trace.dat  (the default) the same metadata, options and pages as\n"
+	  "                  version 6 or 7; version 6 holds one buffer, so a file whose\n"
+	  "                  instances have data must stay version 7\n"
+	  "  --to ctf        CTF 1.8 for babeltrace2 and Trace Compass: OUT is a new (or\n"
+	  "                  empty) directory, with 'metadata' and one stream per CPU\n"
+	  "  --to perfetto   a Perfetto protobuf trace for ui.perfetto.dev and trace\n"
+	  "                  processor: OUT is a file; one track per thread\n"
+	  "  (docs/formats.md says which viewer takes which)\n"
 	  "\n"
+	  "trace.dat:\n"
 	  "  --file-version N     6 or 7 (default 7)\n"
 	  "  --compression ALGO   zstd or none (default none); zstd needs version 7\n"
-	  "  --to FORMAT          the output format: trace.dat (the default)\n" },
-	{ NULL, NULL, NULL, NULL }
+	  "ctf and perfetto:\n"
+	  "  -e EVENTS      only these events (set_event syntax, '!' excludes)\n"
+	  "  --slice START,END[,KEY]\n"
+	  "                 perfetto: each START event and the END event after it (on the\n"
+	  "                 same thread, or with the same value of the field KEY) become\n"
+	  "                 one slice; every other event is an instant\n", 0 },
+	{ NULL, NULL, NULL, NULL, 0 }
 };
 
 static void main_usage(FILE *f)
@@ -157,6 +172,32 @@ static int add_events(struct cli_opts *o, const char *arg)
 	return 0;
 }
 
+static int many_inputs(const char *cmd)
+{
+	const struct command *c;
+
+	for (c = commands; c->name; c++)
+		if (!strcmp(c->name, cmd))
+			return c->many_inputs;
+	return 0;
+}
+
+static int add_file(struct cli_opts *o, const char *path)
+{
+	const char **f;
+
+	if (o->nr_files && !many_inputs(o->cmd))
+		return cli_bad_usage(o->cmd, "two files: '%s' and '%s' (this command reads one)",
+				     o->files[0], path);
+	f = realloc(o->files, (o->nr_files + 1) * sizeof(*f));
+	if (!f)
+		return cli_fail("out of memory");
+	o->files = f;
+	o->files[o->nr_files++] = path;
+	o->file = o->files[0];
+	return 0;
+}
+
 int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -165,7 +206,7 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 	};
 	char optstring[32];
 	const char **f;
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->cmd = cmd;
@@ -178,7 +219,9 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 			cli_usage(cmd, stdout);
 			return -1;
 		case 'i':
-			o->file = optarg;
+			ret = add_file(o, optarg);
+			if (ret)
+				return ret;
 			break;
 		case 'e':
 			if (add_events(o, optarg))
@@ -211,15 +254,13 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 			return cli_bad_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind < argc) {
-		if (o->file)
-			return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
-		o->file = argv[optind++];
-	}
-	if (optind < argc)
-		return cli_bad_usage(cmd, "two files: '%s' and '%s'", o->file, argv[optind]);
-	if (!o->file)
-		o->file = DEFAULT_FILE;
+	if (optind + 1 < argc)
+		return cli_bad_usage(cmd, "two files: '%s' and '%s'%s", argv[optind], argv[optind + 1],
+				     many_inputs(cmd) ? " (give each file its own -i)" : "");
+	if (optind < argc && (ret = add_file(o, argv[optind])))
+		return ret;
+	if (!o->nr_files && (ret = add_file(o, DEFAULT_FILE)))
+		return ret;
 	return 0;
 }
 
@@ -227,6 +268,7 @@ void cli_opts_free(struct cli_opts *o)
 {
 	free(o->events_buf);
 	free(o->filters);
+	free(o->files);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -1,0 +1,2 @@
+#define CREATE_TRACE_POINTS
+#include "cv_events.h"
