@@ -30,6 +30,10 @@ static const struct bad_case cases[] = {
 	{ "DEFINE_EVENT of a class nobody declared",
 	  "DEFINE_EVENT(no_such_class, ev_orphan, TP_PROTO(int a), TP_ARGS(a));\n",
 	  "slim_class_no_such_class" },
+	{ "no TRACE_INCLUDE_PATH and no <trace/events/NAME.h>",
+	  "#define TRACE_SYSTEM nosuchsys\n#define CREATE_TRACE_POINTS\n"
+	  "#include <slimtrace/define_trace.h>\n",
+	  "cannot find the trace header <trace/events/nosuchsys.h>" },
 	{ "DEFINE_EVENT whose TP_ARGS do not fit its class",
 	  "DECLARE_EVENT_CLASS(cls2, TP_PROTO(int a, int b), TP_ARGS(a, b),\n"
 	  "  TP_STRUCT__entry(__field(int, a)), TP_fast_assign(__entry->a = a;),\n"
@@ -61,6 +65,65 @@ static int compile(const char *source, char *out, size_t size)
 	return status;
 }
 
+/* A trace header and the file that defines its events, in a folder of their own. */
+static const char demo_header[] =
+	"#undef TRACE_SYSTEM\n#define TRACE_SYSTEM demo\n"
+	"#if !defined(_TRACE_DEMO_H) || defined(TRACE_HEADER_MULTI_READ)\n"
+	"#define _TRACE_DEMO_H\n#include <slimtrace/tracepoint.h>\n"
+	"TRACE_EVENT(demo_ev, TP_PROTO(int a), TP_ARGS(a),\n"
+	"  TP_STRUCT__entry(__field(int, a)), TP_fast_assign(__entry->a = a;),\n"
+	"  TP_printk(\"a=%d\", __entry->a));\n#endif\n"
+	"#undef TRACE_INCLUDE_PATH\n#define TRACE_INCLUDE_PATH .\n"
+	"#define TRACE_INCLUDE_FILE demo_events\n#include <slimtrace/define_trace.h>\n";
+
+static int compile_dir(const char *dir, const char *extra, char *out, size_t size)
+{
+	char cmd[2048];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "%s -std=gnu11 -c -o /dev/null -I%s/include %s %s/events.c 2>&1",
+		 TEST_CC, getenv("SLIM_SRCDIR") ? getenv("SLIM_SRCDIR") : "../../..", extra, dir);
+	p = popen(cmd, "r");
+	n = p ? fread(out, 1, size - 1, p) : 0;
+	out[n] = '\0';
+	return p ? pclose(p) : -1;
+}
+
+/*
+ * TRACE_INCLUDE_PATH . needs -I. (the kernel's build adds -I$(src)):
+ * without it the error names the header and says so, and with it the
+ * same files compile.
+ */
+static void test_include_path(void)
+{
+	char dir[] = "/tmp/slim_incpath_XXXXXX", path[256], out[16384], flag[300];
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/demo_events.h", dir);
+	f = fopen(path, "w");
+	fputs(demo_header, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/events.c", dir);
+	f = fopen(path, "w");
+	fputs("#define CREATE_TRACE_POINTS\n#include \"demo_events.h\"\n", f);
+	fclose(f);
+	CHECK(compile_dir(dir, "", out, sizeof(out)) != 0);
+	if (!check_report(strstr(out, "cannot find the trace header ./demo_events.h") &&
+			  strstr(out, "add -I with the folder"), "TRACE_INCLUDE_PATH without -I",
+			  __FILE__, __LINE__))
+		fprintf(stderr, "     message:\n%s\n", out);
+	/* One error, not a cascade from every pass. */
+	CHECK(strstr(out, "No such file") == NULL);
+	snprintf(flag, sizeof(flag), "-I%s", dir);
+	CHECK_EQ_INT(compile_dir(dir, flag, out, sizeof(out)), 0);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	if (system(path))
+		fprintf(stderr, "     could not remove %s\n", dir);
+}
+
 int main(void)
 {
 	char out[16384];
@@ -78,5 +141,6 @@ int main(void)
 				  __FILE__, __LINE__))
 			fprintf(stderr, "     message lacks \"%s\":\n%s\n", cases[i].expect, out);
 	}
+	test_include_path();
 	return check_done("compile_errors");
 }

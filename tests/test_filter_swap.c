@@ -4,6 +4,7 @@
  * record before commit, safe to replace while threads fire (ASan and TSan
  * builds), and a filtered-out event is neither shown nor counted lost.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>

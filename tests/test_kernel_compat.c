@@ -13,6 +13,8 @@
 #include <trace/events/sched.h>
 #include <trace/events/irq.h>
 #include <trace/events/kmem.h>
+#include <trace/events/signal.h>
+#include <trace/events/ipi.h>
 
 static char *read_file(const char *name)
 {
@@ -47,7 +49,15 @@ static char *field_lines(const char *text)
 	return strndup(start, end - start);
 }
 
-static void check_format(struct slim_event *ev, const char *file)
+/* The print fmt line of a format text. */
+static char *print_fmt_line(const char *text)
+{
+	const char *start = strstr(text, "print fmt:");
+
+	return start ? strndup(start, strcspn(start, "\n")) : strdup("");
+}
+
+static void check_format_print(struct slim_event *ev, const char *file, int with_print_fmt)
 {
 	char *kernel = read_file(file), *ours_lines, *kernel_lines;
 	struct slim_seq s;
@@ -64,8 +74,21 @@ static void check_format(struct slim_event *ev, const char *file)
 	CHECK_EQ_STR(ours_lines, kernel_lines);
 	free(ours_lines);
 	free(kernel_lines);
+	if (with_print_fmt) {
+		ours_lines = print_fmt_line(s.buf);
+		kernel_lines = print_fmt_line(kernel);
+		CHECK(strlen(ours_lines) > 20);
+		CHECK_EQ_STR(ours_lines, kernel_lines);
+		free(ours_lines);
+		free(kernel_lines);
+	}
 	free(kernel);
 	slim_seq_free(&s);
+}
+
+static void check_format(struct slim_event *ev, const char *file)
+{
+	check_format_print(ev, file, 0);
 }
 
 static const char *print(const struct test_record *r, char *buf, size_t size)
@@ -87,6 +110,10 @@ static void test_formats(void)
 	check_format(&slim_event_irq_handler_entry, "irq_handler_entry.format");
 	check_format(&slim_event_sched_process_fork, "sched_process_fork.format");
 	check_format(&slim_event_kmalloc, "kmalloc.format");
+	/* A field named errno; a __cpumask.  Their print fmts are the kernel's too. */
+	check_format_print(&slim_event_signal_generate, "signal_generate.format", 1);
+	check_format_print(&slim_event_signal_deliver, "signal_deliver.format", 1);
+	check_format_print(&slim_event_ipi_send_cpumask, "ipi_send_cpumask.format", 1);
 }
 
 static void test_systems(void)
@@ -140,10 +167,40 @@ static void test_recording(void)
 	slim_event_enable(&slim_event_kmalloc, 0);
 }
 
+static void test_errno_and_cpumask(void)
+{
+	static struct test_record recs[4];
+	struct cpumask mask;
+	char line[512], want[1024], groups[256] = "";
+	unsigned int i, ngroups = (unsigned int)slim_bitmask_bytes(slim_cpumask_bits()) / 4;
+	int n;
+
+	memset(&mask, 0, sizeof(mask));
+	mask.bits[0] = 0x3;
+	for (i = 1; i < ngroups; i++)
+		strcat(groups, "00000000,");
+	slim_bufset_reset(&slim_bufset_top);
+	slim_event_enable(&slim_event_signal_generate, 1);
+	slim_event_enable(&slim_event_ipi_send_cpumask, 1);
+	trace_signal_generate(9, -4, 128, "victim", 4321, 1, 0);
+	trace_ipi_send_cpumask(&mask, 0, NULL);
+	slim_event_enable(&slim_event_signal_generate, 0);
+	slim_event_enable(&slim_event_ipi_send_cpumask, 0);
+	n = test_records(recs, 4);
+	CHECK_EQ_INT(n, 2);
+	if (n != 2)
+		return;
+	CHECK_EQ_STR(print(&recs[0], line, sizeof(line)),
+		     "sig=9 errno=-4 code=128 comm=victim pid=4321 grp=1 res=0");
+	snprintf(want, sizeof(want), "cpumask=%s00000003 callsite=0x0 callback=0x0", groups);
+	CHECK_EQ_STR(print(&recs[1], line, sizeof(line)), want);
+}
+
 int main(void)
 {
 	test_formats();
 	test_systems();
 	test_recording();
+	test_errno_and_cpumask();
 	return check_done("kernel_compat");
 }

@@ -7,6 +7,7 @@
  * the kernel, slimtrace follows the kernel and the difference is listed
  * below (and in docs/libtraceevent.md) with what each side prints.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <traceevent/event-parse.h>
 #include <slimtrace/ctl.h>
@@ -18,6 +19,9 @@
 #include <trace/events/sched.h>
 #include <trace/events/irq.h>
 #include <trace/events/kmem.h>
+#include <trace/events/signal.h>
+#include <trace/events/ipi.h>
+#include "ext_events.h"
 
 #define MAX_RECS	256
 #define MAX_IDS		1024
@@ -44,6 +48,10 @@ struct known_diff {
 #define NO_CONV		"%c and the + flag are not supported"
 #define PRINT_ARRAY	"__print_array prints decimal, space-separated"
 #define ALT_ZERO	"%#x of 0 prints 0, the kernel 0x0"
+#define CPU_LIST	"__get_cpumask prints a CPU list, the kernel hex groups"
+#define PTR_EXT		"%pB and %px are not supported"
+
+static char cpumask_text[5][600];
 
 static struct known_diff diffs[] = {
 	{ SMALL_SIGNED,
@@ -90,10 +98,115 @@ static struct known_diff diffs[] = {
 	{ ALT_ZERO,
 	  "x=0x0 X=0X0 lx=0x0 llx=0x0 o=0 pad=0x000000",
 	  "x=0 X=0 lx=0 llx=0 o=0 pad=00000000", 0 },
+	{ PTR_EXT, "S=0x0 s=0x0 B=0x0 x=0000000000000000",
+	  "S=0x0 s=0x0 B=(nil)B x=(nil)x", 0 },
+	{ PTR_EXT, "S=0x10 s=0x10 B=0x20 x=0000000000000010",
+	  "S=0x10 s=0x10 B=0x20B x=0x10x", 0 },
+	/* The cpumask's width is the machine's: filled in by cpumask_diffs(). */
+	{ CPU_LIST, cpumask_text[0], "cpumask=1 callsite=0x0 callback=0x0", 0 },
+	{ CPU_LIST, cpumask_text[1], "cpumask= callsite=0x20 callback=0x40", 0 },
+	{ CPU_LIST, cpumask_text[2],
+	  "nr=70 bits=00000000,80000001,00000000,00000005 cpus=0-1", 0 },
+	{ CPU_LIST, cpumask_text[3], "nr=8 bits=00000000,00000005 cpus=", 0 },
+	{ CPU_LIST, cpumask_text[4], "nr=33 bits=00000000,00000005 cpus=0-1", 0 },
 	{ NULL, NULL, NULL, 0 }
 };
 
+/* What slimtrace prints for the cpumasks above: the kernel's hex groups. */
+static void cpumask_diffs(void)
+{
+	unsigned int i, ngroups = (unsigned int)slim_bitmask_bytes(slim_cpumask_bits()) / 4;
+	char zeros[512] = "";
+
+	for (i = 1; i < ngroups; i++)
+		strcat(zeros, "00000000,");
+	snprintf(cpumask_text[0], sizeof(cpumask_text[0]),
+		 "cpumask=%s00000002 callsite=0x0 callback=0x0", zeros);
+	snprintf(cpumask_text[1], sizeof(cpumask_text[1]),
+		 "cpumask=%s00000000 callsite=0x20 callback=0x40", zeros);
+	snprintf(cpumask_text[2], sizeof(cpumask_text[2]),
+		 "nr=70 bits=00000000,80000001,00000000,00000005 cpus=%s00000003", zeros);
+	snprintf(cpumask_text[3], sizeof(cpumask_text[3]),
+		 "nr=8 bits=00000000,00000005 cpus=%s00000000", zeros);
+	snprintf(cpumask_text[4], sizeof(cpumask_text[4]),
+		 "nr=33 bits=00000000,00000005 cpus=%s00000003", zeros);
+}
+
 /* ---- firing: each event with several value sets ------------------------ */
+
+int ext_cond_evals;
+
+int ext_fn_reg(void)
+{
+	return 0;
+}
+
+void ext_fn_unreg(void)
+{
+}
+
+static void fire_ext_strings(const char *s, int len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	trace_ext_strings(s, len, fmt, &ap);
+	va_end(ap);
+}
+
+/* The kernel 6.x forms: bitmasks, cpumasks, __rel_loc, __vstring, enums. */
+static void fire_ext(void)
+{
+	static const unsigned char blob[] = { 0xde, 0xad, 0xbe, 0xef };
+	unsigned long bits[2] = { 0x5, 0x80000001 }, rel[1] = { 0x8000000000000001ul };
+	struct cpumask cpus, none;
+
+	memset(&cpus, 0, sizeof(cpus));
+	memset(&none, 0, sizeof(none));
+	cpus.bits[0] = 0x3;
+	trace_ext_masks(bits, 70, &cpus);
+	trace_ext_masks(bits, 8, &none);
+	trace_ext_masks(bits, 33, &cpus);
+	trace_ext_rel("hello", 7, blob, 4, rel);
+	trace_ext_rel(NULL, 0, blob, 0, bits);
+	trace_ext_rel("", 0, blob, 1, rel);
+	trace_ext_rel_len("a", 1, blob, 2, rel);
+	trace_ext_rel_len("b", 2, blob, 0, rel);
+	fire_ext_strings("abcdef", 3, "%s=%d", "x", 42);
+	fire_ext_strings(NULL, 3, "plain");
+	trace_ext_enum(EXT_BUSY, 1);
+	trace_ext_enum(EXT_GONE, 2);
+	trace_ext_enum(EXT_IDLE, 3);
+	trace_ext_syms(NULL, NULL);
+	trace_ext_syms((const void *)0x10, (const void *)0x20);
+	trace_ext_cond(1);
+	trace_ext_cond(2);
+	trace_ext_fn(1);
+	trace_ext_fn(2);
+	trace_ext_class_cond(2);
+	trace_ext_class_cond(4);
+	trace_ext_class_fn(1);
+	trace_ext_class_fn(2);
+	trace_ext_fn_cond(1);
+	trace_ext_fn_cond(2);
+	trace_ext_noargs(1);
+	trace_ext_noargs(2);
+}
+
+static void fire_kernel_6(void)
+{
+	struct cpumask mask;
+
+	memset(&mask, 0, sizeof(mask));
+	mask.bits[0] = 0x2;
+	trace_signal_generate(9, -4, 128, "victim", 4321, 1, 0);
+	trace_signal_generate(15, 0, 0, "a-longer-name-than-16", 1, 0, 2);
+	trace_signal_deliver(11, 0, 1, 0x401000, 0x4000000);
+	trace_signal_deliver(2, -1, 0, 0, 0);
+	trace_ipi_send_cpumask(&mask, 0, NULL);
+	mask.bits[0] = 0;
+	trace_ipi_send_cpumask(&mask, 0x20, (void *)0x40);
+}
 
 static void fire_lte_ints(void)
 {
@@ -284,7 +397,8 @@ static void check_tep_field(const struct slim_field_table *t, const struct slim_
 	struct tep_format_field *tf = t == &slim_common_fields ?
 		tep_find_common_field((struct tep_event *)e, name) :
 		tep_find_field((struct tep_event *)e, name);
-	int dyn = !strncmp(type, "__data_loc", 10);
+	int rel = !strncmp(type, "__rel_loc", 9);
+	int dyn = rel || !strncmp(type, "__data_loc", 10);
 
 	if (!check_report(tf != NULL, "libtraceevent has the field", __FILE__, __LINE__)) {
 		fprintf(stderr, "     %s:%s\n", e->name, name);
@@ -294,11 +408,14 @@ static void check_tep_field(const struct slim_field_table *t, const struct slim_
 	CHECK_EQ_INT(tf->size, f->size);
 	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_SIGNED), !!f->is_signed);
 	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_DYNAMIC), dyn);
-	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_ARRAY), dyn || strchr(type, '[') != NULL);
+	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_RELATIVE), rel);
+	/* __data_loc cpumask_t is dynamic but, with no [], not an array. */
+	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_ARRAY), strchr(type, '[') != NULL);
 	/* libtraceevent also counts u8 arrays as text; the kernel's filter does not. */
 	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_STRING),
 		     slim_field_filter_type(t, f) == SLIM_FILTER_DYN_STRING ||
 		     slim_field_filter_type(t, f) == SLIM_FILTER_STATIC_STRING ||
+		     slim_field_filter_type(t, f) == SLIM_FILTER_RDYN_STRING ||
 		     (strchr(type, '[') && strstr(type, "u8")));
 	CHECK_EQ_INT(!!(tf->flags & TEP_FIELD_IS_POINTER), strchr(type, '*') != NULL);
 	CHECK_EQ_STR(tf->type, type);
@@ -326,8 +443,8 @@ static void check_tep_fields(struct slim_event *ev, const struct tep_event *e)
 	fmt = slim_event_print_fmt(ev);
 	n = e->print_fmt.format ? strlen(e->print_fmt.format) : 0;
 	CHECK(e->print_fmt.format && fmt[0] == '"' && !strncmp(fmt + 1, e->print_fmt.format, n) &&
-	      !strncmp(fmt + 1 + n, "\", ", 3));
-	CHECK(e->print_fmt.args != NULL);
+	      (!strncmp(fmt + 1 + n, "\", ", 3) || !strcmp(fmt + 1 + n, "\"")));
+	CHECK((e->print_fmt.args != NULL) == (strstr(fmt + 1 + n, "\", ") != NULL));
 }
 
 /* Every loaded event's format file, parsed by libtraceevent. */
@@ -363,8 +480,8 @@ static void test_formats(void)
 	struct parse_state st = { 0, 0 };
 
 	slim_event_for_each(parse_event, &st);
-	/* lte 12, sample 4, sched 4, irq 2, kmem 1 */
-	CHECK(st.events >= 23);
+	/* lte 12, sample 4, sched 4, irq 2, kmem 1, signal 2, ipi 1, ext 12 */
+	CHECK(st.events >= 38);
 	CHECK_EQ_INT(st.failed, 0);
 	/* The first event's common fields tell libtraceevent where ids are. */
 	CHECK(tep_find_event(tep, slim_event_sched_switch.event.type) != NULL);
@@ -386,9 +503,14 @@ static unsigned int record_len(const struct test_record *r)
 	for (i = 0; i < t->nr_fields; i++) {
 		const struct slim_field *f = &t->fields[i];
 
-		if (strncmp(slim_field_type(t, f), "__data_loc", 10))
+		if (!strncmp(slim_field_type(t, f), "__rel_loc", 9)) {
+			memcpy(&loc, r->data + f->offset, 4);
+			loc = slim_rel_to_data_loc(loc, f->offset + 4u);
+		} else if (!strncmp(slim_field_type(t, f), "__data_loc", 10)) {
+			memcpy(&loc, r->data + f->offset, 4);
+		} else {
 			continue;
-		memcpy(&loc, r->data + f->offset, 4);
+		}
 		if (slim_data_loc_offset(loc) + slim_data_loc_len(loc) > len)
 			len = slim_data_loc_offset(loc) + slim_data_loc_len(loc);
 	}
@@ -424,14 +546,40 @@ static struct known_diff *find_diff(const char *slim)
 	return NULL;
 }
 
+/*
+ * Events libtraceevent 1.7 crashes on, not handed to it: each must still
+ * use what crashes it (docs/libtraceevent.md).
+ */
+static const struct {
+	const char *event, *uses;
+} tep_crashes[] = {
+	{ "ext_rel_len", "__get_rel_dynamic_array_len(" },
+};
+
+static int crashes_tep(const struct slim_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(tep_crashes) / sizeof(tep_crashes[0]); i++) {
+		if (!strcmp(slim_event_name(ev), tep_crashes[i].event)) {
+			CHECK(strstr(slim_event_print_fmt(ev), tep_crashes[i].uses) != NULL);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* One record: libtraceevent's text must be slimtrace's, or a known difference. */
 static void compare(const struct test_record *r, const char *slim, int *seen_ev)
 {
-	char *tep_txt = tep_text(r);
+	char *tep_txt;
 	struct known_diff *d;
 
 	if (test_record_type(r) < MAX_IDS)
 		seen_ev[test_record_type(r)]++;
+	if (crashes_tep(slim_event_by_id(test_record_type(r))))
+		return;
+	tep_txt = tep_text(r);
 	if (!strcmp(tep_txt, slim)) {
 		CHECK(find_diff(slim) == NULL);
 		free(tep_txt);
@@ -480,7 +628,8 @@ static void test_printing(void)
 	int n, i = 0, met = 0;
 
 	slim_bufset_reset(&slim_bufset_top);
-	CHECK_EQ_INT(slim_ctl_write("set_event", "lte:* sample:* sched:* irq:* kmem:*"), 0);
+	CHECK_EQ_INT(slim_ctl_write("set_event", "lte:* sample:* sched:* irq:* kmem:* "
+				    "signal:* ipi:* ext:*"), 0);
 	fire_lte_ints();
 	fire_lte_ctypes();
 	fire_lte_conv();
@@ -495,6 +644,8 @@ static void test_printing(void)
 	fire_lte_sym64();
 	fire_sample();
 	fire_kernel();
+	fire_kernel_6();
+	fire_ext();
 	CHECK_EQ_INT(slim_ctl_write("set_event", ""), 0);
 
 	n = test_records(recs, MAX_RECS);
@@ -540,6 +691,7 @@ int main(void)
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 #endif
+	cpumask_diffs();
 	test_formats();
 	test_printing();
 	tep_free(tep);

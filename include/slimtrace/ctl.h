@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <slimtrace/compiler.h>
 
+SLIM_BEGIN_DECLS
+
 /* echo text > path: 0 or -errno. */
 SLIM_EXPORT int slim_ctl_write(const char *path, const char *text);
 /* echo text >> path: 0 or -errno. */
@@ -57,5 +59,7 @@ SLIM_EXPORT struct slim_ctl_stream *slim_ctl_open(const char *path, int *err);
 SLIM_EXPORT long slim_ctl_stream_read(struct slim_ctl_stream *st, char *buf, size_t len,
 				      int timeout_ms);
 SLIM_EXPORT void slim_ctl_close(struct slim_ctl_stream *st);
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_CTL_H */

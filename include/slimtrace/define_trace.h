@@ -13,6 +13,10 @@
  */
 #ifdef CREATE_TRACE_POINTS
 
+#ifdef __cplusplus
+# error "slimtrace: define CREATE_TRACE_POINTS in a C file: the definitions use C11 (_Generic, flexible array members, compound literals); C++ files include the trace header and call trace_<event>()"
+#endif
+
 /* Each pass must not define the points again. */
 #undef CREATE_TRACE_POINTS
 
@@ -31,6 +35,35 @@
 #endif
 #define __SLIM_TRACE_INCLUDE_1(system) __SLIM_TRACE_INCLUDE(system)
 #define TRACE_INCLUDE(system) __SLIM_TRACE_INCLUDE_1(system)
+
+/*
+ * A header that cannot be found would otherwise fail at the first pass
+ * below, with a path relative to this file: say which header, and why.
+ * The message names the path it tried (SLIM_STRINGIFY_1 does not expand
+ * the macro names in the rest of the text).
+ */
+#if defined(__has_include)
+# if !__has_include(TRACE_INCLUDE(TRACE_INCLUDE_FILE))
+#  define __SLIM_NO_TRACE_HEADER
+#  define __SLIM_PRAGMA(x)	_Pragma(#x)
+#  define __SLIM_ERROR(msg)	__SLIM_PRAGMA(GCC error msg)
+#  ifdef __SLIM_UNDEF_TRACE_INCLUDE_PATH
+#   define __SLIM_NOT_FOUND(file) SLIM_STRINGIFY_1(slimtrace: cannot find the \
+	trace header <trace/events/file.h>, named by TRACE_SYSTEM or \
+	TRACE_INCLUDE_FILE with no TRACE_INCLUDE_PATH: add -I with the \
+	folder that holds trace/events/, or define TRACE_INCLUDE_PATH)
+__SLIM_ERROR(__SLIM_NOT_FOUND(TRACE_INCLUDE_FILE))
+#  else
+#   define __SLIM_NOT_FOUND(file) SLIM_STRINGIFY_1(slimtrace: cannot find the \
+	trace header file, named by TRACE_INCLUDE_PATH and TRACE_INCLUDE_FILE: \
+	define_trace.h includes it as a quoted header, so add -I with the \
+	folder the path starts from (as the kernel build adds -I for the \
+	folder of a trace header))
+__SLIM_ERROR(__SLIM_NOT_FOUND(TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h))
+#  endif
+# endif
+#endif
+#ifndef __SLIM_NO_TRACE_HEADER
 
 #define TRACE_HEADER_MULTI_READ
 
@@ -75,6 +108,9 @@
 #include TRACE_INCLUDE(TRACE_INCLUDE_FILE)
 
 #pragma GCC diagnostic pop
+
+#endif /* __SLIM_NO_TRACE_HEADER */
+#undef __SLIM_NO_TRACE_HEADER
 
 #include <slimtrace/stages/undef.h>
 #undef TP_STRUCT__entry

@@ -19,10 +19,11 @@
 #ifndef SLIMTRACE_DIALECT_H
 #define SLIMTRACE_DIALECT_H
 
-#define PARAMS(args...)		args
-#define TP_PROTO(args...)	args
-#define TP_ARGS(args...)	args
-#define TP_CONDITION(args...)	args
+/* ISO C's variadic macros: a strict -Wpedantic build takes them all. */
+#define PARAMS(...)		__VA_ARGS__
+#define TP_PROTO(...)		__VA_ARGS__
+#define TP_ARGS(...)		__VA_ARGS__
+#define TP_CONDITION(...)	__VA_ARGS__
 
 /*
  * The call site: one load of the probe array and one branch, not taken
@@ -55,6 +56,16 @@
 		iter(tp, args);						\
 	} while (0)
 
+/* TRACE_EVENT_CONDITION: the condition is evaluated only when enabled. */
+#define __SLIM_TRACE_CALL_COND(tp, iter, proto, args, cond)		\
+	do {								\
+		__SLIM_TP_TEST(tp, slim_call);				\
+		break;							\
+	slim_call:							\
+		if (cond)						\
+			iter(tp, args);					\
+	} while (0)
+
 #define __SLIM_TRACE_CALL_NOARGS(tp, iter)				\
 	do {								\
 		__SLIM_TP_TEST(tp, slim_call);				\
@@ -71,32 +82,40 @@
 #ifdef CREATE_TRACE_POINTS
 # define __SLIM_ITER_COLD
 #else
-# define __SLIM_ITER_COLD __attribute__((cold))
+# define __SLIM_ITER_COLD __attribute__((__cold__))
 #endif
 
 /* The register_trace_* family, for a tracepoint object tp. */
 #define __SLIM_REGISTER_FUNCS(name, tp, proto, data_proto)		\
-	static inline int register_trace_##name(void (*probe)(proto))	\
+	static inline int						\
+	register_trace_##name(void (*__slim_probe)(proto))		\
 	{								\
 		return slim_tracepoint_probe_register(tp,		\
-			(slim_probe_func)probe, NULL, SLIM_PROBE_NODATA); \
-	}								\
-	static inline int unregister_trace_##name(void (*probe)(proto))	\
-	{								\
-		return slim_tracepoint_probe_unregister(tp,		\
-			(slim_probe_func)probe, NULL, SLIM_PROBE_NODATA); \
+			(slim_probe_func)__slim_probe, NULL,		\
+			SLIM_PROBE_NODATA);				\
 	}								\
 	static inline int						\
-	register_trace_##name##_data(void (*probe)(data_proto), void *data) \
+	unregister_trace_##name(void (*__slim_probe)(proto))		\
+	{								\
+		return slim_tracepoint_probe_unregister(tp,		\
+			(slim_probe_func)__slim_probe, NULL,		\
+			SLIM_PROBE_NODATA);				\
+	}								\
+	static inline int						\
+	register_trace_##name##_data(void (*__slim_probe)(data_proto),	\
+				     void *__slim_data)			\
 	{								\
 		return slim_tracepoint_probe_register(tp,		\
-			(slim_probe_func)probe, data, SLIM_PROBE_DATA);	\
+			(slim_probe_func)__slim_probe, __slim_data,	\
+			SLIM_PROBE_DATA);				\
 	}								\
 	static inline int						\
-	unregister_trace_##name##_data(void (*probe)(data_proto), void *data) \
+	unregister_trace_##name##_data(void (*__slim_probe)(data_proto), \
+				       void *__slim_data)		\
 	{								\
 		return slim_tracepoint_probe_unregister(tp,		\
-			(slim_probe_func)probe, data, SLIM_PROBE_DATA);	\
+			(slim_probe_func)__slim_probe, __slim_data,	\
+			SLIM_PROBE_DATA);				\
 	}								\
 	static inline int trace_##name##_enabled(void)			\
 	{								\
@@ -105,13 +124,13 @@
 
 /* A mismatch would otherwise surface later as a puzzling call error. */
 #define __SLIM_CHECK_ARITY(name, proto, args)				\
-	_Static_assert(SLIM_NARGS(proto) == SLIM_NARGS(args),		\
-		       "TP_PROTO and TP_ARGS of " #name " differ in arity")
+	SLIM_STATIC_ASSERT(SLIM_NARGS(proto) == SLIM_NARGS(args),	\
+			   "TP_PROTO and TP_ARGS of " #name " differ in arity")
 
 /* Bare tracepoints: the tracepoint object and its iterator. */
 #define __SLIM_DECLARE_TRACE(name, proto, args)				\
-	extern SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name;	\
-	SLIM_HIDDEN __SLIM_ITER_COLD					\
+	SLIM_EXTERN SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name; \
+	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
 	void __slim_iter_tp_##name(struct slim_tracepoint *tp, proto);	\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
 	static inline void trace_##name(proto)				\
@@ -124,9 +143,24 @@
 			      PARAMS(proto, void *))				\
 	__SLIM_END
 
+#define __SLIM_DECLARE_TRACE_COND(name, proto, args, cond)		\
+	SLIM_EXTERN SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name; \
+	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
+	void __slim_iter_tp_##name(struct slim_tracepoint *tp, proto);	\
+	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
+	static inline void trace_##name(proto)				\
+	{								\
+		__SLIM_TRACE_CALL_COND(&__tracepoint_##name,		\
+				       __slim_iter_tp_##name, PARAMS(proto), \
+				       PARAMS(args), PARAMS(cond));	\
+	}								\
+	__SLIM_REGISTER_FUNCS(name, &__tracepoint_##name, PARAMS(proto), \
+			      PARAMS(proto, void *))				\
+	__SLIM_END
+
 #define __SLIM_DECLARE_TRACE_NOARGS(name)				\
-	extern SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name;	\
-	SLIM_HIDDEN __SLIM_ITER_COLD					\
+	SLIM_EXTERN SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name; \
+	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
 	void __slim_iter_tp_##name(struct slim_tracepoint *tp);		\
 	static inline void trace_##name(void)				\
 	{								\
@@ -136,32 +170,47 @@
 	__SLIM_REGISTER_FUNCS(name, &__tracepoint_##name, void, void *)	\
 	__SLIM_END
 
-/* Events: the event object; the iterator is its class's. */
-#define __SLIM_DECLARE_EVENT(template, name, proto, args)		\
-	extern SLIM_HIDDEN struct slim_event slim_event_##name;	\
+/*
+ * Events: the event object; the iterator is its class's.  call is
+ * __SLIM_TRACE_CALL, or __SLIM_TRACE_CALL_COND with the condition as
+ * its last argument.
+ */
+#define __SLIM_DECLARE_EVENT_CALL(template, name, proto, args, call, ...) \
+	SLIM_EXTERN SLIM_HIDDEN struct slim_event slim_event_##name;	\
 	/* An unknown class stops here: slim_class_<template> undeclared. */ \
-	_Static_assert(sizeof(&slim_class_##template) != 0,		\
-		       "DEFINE_EVENT " #name ": no DECLARE_EVENT_CLASS " \
-		       #template);					\
+	SLIM_STATIC_ASSERT(sizeof(&slim_class_##template) != 0,	\
+			   "DEFINE_EVENT " #name ": no DECLARE_EVENT_CLASS " \
+			   #template);					\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
 	static inline void trace_##name(proto)				\
 	{								\
-		__SLIM_TRACE_CALL(&slim_event_##name.tp,		\
-				  __slim_iter_##template, PARAMS(proto), \
-				  PARAMS(args));			\
+		call(&slim_event_##name.tp, __slim_iter_##template,	\
+		     PARAMS(proto), PARAMS(args), __VA_ARGS__);		\
 	}								\
 	__SLIM_REGISTER_FUNCS(name, &slim_event_##name.tp, PARAMS(proto), \
 			      PARAMS(proto, void *))				\
 	__SLIM_END
 
+#define __SLIM_DECLARE_EVENT(template, name, proto, args)		\
+	__SLIM_DECLARE_EVENT_CALL(template, name, PARAMS(proto),	\
+				  PARAMS(args), __SLIM_TRACE_CALL_1, 0)
+#define __SLIM_DECLARE_EVENT_COND(template, name, proto, args, cond)	\
+	__SLIM_DECLARE_EVENT_CALL(template, name, PARAMS(proto),	\
+				  PARAMS(args), __SLIM_TRACE_CALL_COND,	\
+				  PARAMS(cond))
+/* The plain call, with the unused condition slot of the macro above. */
+#define __SLIM_TRACE_CALL_1(tp, iter, proto, args, unused)		\
+	__SLIM_TRACE_CALL(tp, iter, PARAMS(proto), PARAMS(args))
+
 #define __SLIM_DECLARE_CLASS(name, proto, args)			\
-	SLIM_HIDDEN const struct slim_event_class *slim_class_##name(void); \
-	SLIM_HIDDEN __SLIM_ITER_COLD					\
+	SLIM_EXTERN SLIM_HIDDEN						\
+	const struct slim_event_class *slim_class_##name(void);		\
+	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
 	void __slim_iter_##name(struct slim_tracepoint *tp, proto);	\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args))
 
 /* Ends a macro's expansion with a declaration the user's ';' closes. */
-#define __SLIM_END	_Static_assert(1, "")
+#define __SLIM_END	SLIM_STATIC_ASSERT(1, "")
 
 /*
  * The iterator: calls every probe attached to tp, each through its own
@@ -218,13 +267,13 @@
 		".popsection\n")
 
 #define __SLIM_DEFINE_TRACE_BODY(name, proto, args)			\
-	SLIM_HIDDEN __attribute__((used))				\
+	SLIM_HIDDEN __attribute__((__used__))				\
 	struct slim_tracepoint __tracepoint_##name;			\
 	__SLIM_TP_DESC(name);						\
 	__SLIM_DEFINE_ITER(__slim_iter_tp_##name, PARAMS(proto), PARAMS(args))
 
 #define __SLIM_DEFINE_TRACE_NOARGS_BODY(name)				\
-	SLIM_HIDDEN __attribute__((used))				\
+	SLIM_HIDDEN __attribute__((__used__))				\
 	struct slim_tracepoint __tracepoint_##name;			\
 	__SLIM_TP_DESC(name);						\
 	__SLIM_DEFINE_ITER_NOARGS(__slim_iter_tp_##name)
@@ -235,27 +284,33 @@
  * weak, for objects without one; hidden, so that each shared object sees
  * its own.
  */
+#define __SLIM_SECTION_SYMBOL(type, name)				\
+	extern const type __start_##name[]				\
+		__attribute__((__weak__, __visibility__("hidden")));		\
+	extern const type __stop_##name[]				\
+		__attribute__((__weak__, __visibility__("hidden")))
 #define __SLIM_SECTION_SYMBOLS						\
-	extern const struct slim_event_desc __start_slim_events[]	\
-		__attribute__((weak, visibility("hidden")));		\
-	extern const struct slim_event_desc __stop_slim_events[]	\
-		__attribute__((weak, visibility("hidden")));		\
-	extern const struct slim_tracepoint_desc __start_slim_tracepoints[] \
-		__attribute__((weak, visibility("hidden")));		\
-	extern const struct slim_tracepoint_desc __stop_slim_tracepoints[] \
-		__attribute__((weak, visibility("hidden")))
+	__SLIM_SECTION_SYMBOL(struct slim_event_desc, slim_events);	\
+	__SLIM_SECTION_SYMBOL(struct slim_tracepoint_desc, slim_tracepoints); \
+	__SLIM_SECTION_SYMBOL(struct slim_event_fns, slim_event_fns);	\
+	__SLIM_SECTION_SYMBOL(struct slim_eval_map, slim_eval_maps)
 
 #define __SLIM_SECTIONS_CTOR(suffix)					\
-	static void __attribute__((constructor))			\
+	static void __attribute__((__constructor__))			\
 	__slim_sections_ctor_##suffix(void)				\
 	{								\
 		__SLIM_SECTION_SYMBOLS;					\
-		slim_sections_register(__start_slim_events,		\
-				       __stop_slim_events,		\
-				       __start_slim_tracepoints,	\
-				       __stop_slim_tracepoints);	\
+		const struct slim_object_sections __slim_s = {		\
+			sizeof(__slim_s),				\
+			__start_slim_events, __stop_slim_events,	\
+			__start_slim_tracepoints, __stop_slim_tracepoints, \
+			__start_slim_event_fns, __stop_slim_event_fns,	\
+			__start_slim_eval_maps, __stop_slim_eval_maps,	\
+		};							\
+									\
+		slim_object_register(&__slim_s);			\
 	}								\
-	static void __attribute__((destructor))				\
+	static void __attribute__((__destructor__))				\
 	__slim_sections_dtor_##suffix(void)				\
 	{								\
 		__SLIM_SECTION_SYMBOLS;					\
@@ -282,7 +337,7 @@
  * the section like any other event.
  */
 #define SLIM_EVENT_DEFINE(class, name)					\
-	SLIM_HIDDEN __attribute__((used)) struct slim_event slim_event_##name; \
+	SLIM_HIDDEN __attribute__((__used__)) struct slim_event slim_event_##name; \
 	__SLIM_EVENT_DESC(class, name, "0");				\
 	__SLIM_SECTIONS_CTOR(name)					\
 	__SLIM_END
@@ -307,6 +362,9 @@
 
 #define DECLARE_TRACE(name, proto, args)				\
 	__SLIM_DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+#define DECLARE_TRACE_CONDITION(name, proto, args, cond)		\
+	__SLIM_DECLARE_TRACE_COND(name, PARAMS(proto), PARAMS(args),	\
+				  PARAMS(cond))
 #define DECLARE_TRACE_NOARGS(name)	__SLIM_DECLARE_TRACE_NOARGS(name)
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
@@ -315,15 +373,20 @@
 	__SLIM_DECLARE_EVENT(template, name, PARAMS(proto), PARAMS(args))
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
 	__SLIM_DECLARE_EVENT(template, name, PARAMS(proto), PARAMS(args))
-#define TRACE_EVENT(name, proto, args, tstruct, assign, print)		\
-	DECLARE_EVENT_CLASS(name, PARAMS(proto), PARAMS(args),		\
-			    PARAMS(tstruct), PARAMS(assign), PARAMS(print)); \
-	DEFINE_EVENT(name, name, PARAMS(proto), PARAMS(args))
+#define DEFINE_EVENT_CONDITION(template, name, proto, args, cond)	\
+	__SLIM_DECLARE_EVENT_COND(template, name, PARAMS(proto),	\
+				  PARAMS(args), PARAMS(cond))
+/* reg() and unreg() are data of the event's definition (stage 9). */
+#define DEFINE_EVENT_FN(template, name, proto, args, reg, unreg)	\
+	__SLIM_DECLARE_EVENT(template, name, PARAMS(proto), PARAMS(args))
+#define __SLIM_EVENT_FN_COND(template, name, proto, args, cond, reg, unreg) \
+	__SLIM_DECLARE_EVENT_COND(template, name, PARAMS(proto),	\
+				  PARAMS(args), PARAMS(cond))
 
-/* Kernel helpers with no user-space meaning: accepted, generate nothing. */
-#define TRACE_DEFINE_ENUM(a)
-#define TRACE_DEFINE_SIZEOF(a)
-#define TRACE_EVENT_FLAGS(event, flag)
-#define TRACE_EVENT_PERF_PERM(event, expr...)
+/* Definitions come from stage 9 (TRACE_DEFINE_ENUM: the format's values). */
+#define TRACE_DEFINE_ENUM(a)		__SLIM_END
+#define TRACE_DEFINE_SIZEOF(a)		__SLIM_END
+
+#include <slimtrace/stages/compose.h>
 
 #endif /* TRACE_EVENT */

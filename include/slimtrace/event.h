@@ -24,6 +24,8 @@
 #include <slimtrace/field.h>
 #include <slimtrace/tracepoint.h>
 
+SLIM_BEGIN_DECLS
+
 struct slim_seq;
 struct slim_event;
 struct slim_filter;
@@ -113,8 +115,26 @@ typedef const struct slim_event_class *(*slim_class_getter)(void);
 struct slim_event_desc {
 	int32_t event;		/* struct slim_event */
 	int32_t name;		/* its name */
+#ifdef __cplusplus
+	int32_t event_class;	/* C++ reserves the kernel's name */
+#else
 	int32_t class;		/* slim_class_getter */
+#endif
 	int32_t print;		/* struct slim_event_print, or 0 */
+};
+
+/* TRACE_EVENT_FN's functions, in the "slim_event_fns" section. */
+struct slim_event_fns {
+	struct slim_event *event;
+	int (*reg)(void);	/* before the first probe; an error refuses it */
+	void (*unreg)(void);	/* after the last probe is gone */
+};
+
+/* TRACE_DEFINE_ENUM / TRACE_DEFINE_SIZEOF, in the "slim_eval_maps" section. */
+struct slim_eval_map {
+	const char *system;
+	const char *name;	/* "NAME" or "sizeof(TYPE)" */
+	long long value;
 };
 
 /*
@@ -122,7 +142,19 @@ struct slim_event_desc {
  * announced by the constructor that CREATE_TRACE_POINTS generates; the
  * destructor withdraws them when the object is unloaded.  Calls for the
  * same object are counted, so every file that defines events may call.
+ * size is sizeof(struct slim_object_sections) as the object saw it, so
+ * that a later library can tell which members an object knows.
  */
+struct slim_object_sections {
+	unsigned int size;
+	const struct slim_event_desc *ev_start, *ev_stop;
+	const struct slim_tracepoint_desc *tp_start, *tp_stop;
+	const struct slim_event_fns *fns_start, *fns_stop;
+	const struct slim_eval_map *maps_start, *maps_stop;
+};
+
+SLIM_EXPORT void slim_object_register(const struct slim_object_sections *s);
+/* The same for objects built before the fns and eval map sections. */
 SLIM_EXPORT void slim_sections_register(const struct slim_event_desc *ev_start,
 					const struct slim_event_desc *ev_stop,
 					const struct slim_tracepoint_desc *tp_start,
@@ -135,10 +167,18 @@ SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *n
 SLIM_EXPORT struct slim_event *slim_event_by_id(int id);
 SLIM_EXPORT const char *slim_event_name(const struct slim_event *ev);
 SLIM_EXPORT const char *slim_event_system(const struct slim_event *ev);
+/* Two functions named as the structs they return, as C allows: quiet for g++ -Wshadow. */
+#ifdef __cplusplus
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wshadow"
+#endif
 SLIM_EXPORT const struct slim_event_class *slim_event_class(const struct slim_event *ev);
+SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_event *ev);
+#ifdef __cplusplus
+#pragma GCC diagnostic pop
+#endif
 SLIM_EXPORT const char *slim_event_print_fmt(const struct slim_event *ev);
 SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_event *ev);
-SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_event *ev);
 /* Calls fn for every loaded event, in id order, until fn returns nonzero. */
 SLIM_EXPORT int slim_event_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
 
@@ -216,7 +256,7 @@ static inline uint32_t slim_dyn_add(unsigned int *off, unsigned long len)
 		*off = 0;
 		return 0;
 	}
-	*off += len;
+	*off += (unsigned int)len;
 	return loc;
 }
 
@@ -226,5 +266,62 @@ static inline void slim_assign_str(char *dst, const char *src, unsigned int len)
 	memcpy(dst, src, len - 1);
 	dst[len - 1] = '\0';
 }
+
+/*
+ * A __rel_loc word: the offset counts from the end of the locator, at
+ * byte field_end of the record.  loc is the record-relative word that
+ * slim_dyn_add() returned.
+ */
+static inline uint32_t slim_rel_loc(uint32_t loc, unsigned int field_end)
+{
+	return loc ? (loc & 0xffff0000u) | ((slim_data_loc_offset(loc) - field_end) & 0xffffu)
+		   : 0;
+}
+
+/* Read side: the record-relative word of a __rel_loc field, 0 if it cannot be one. */
+static inline uint32_t slim_rel_to_data_loc(uint32_t rel, unsigned int field_end)
+{
+	uint32_t off = slim_data_loc_offset(rel) + field_end;
+
+	return off > 0xffff ? 0 : (rel & 0xffff0000u) | off;
+}
+
+/* __bitmask(): nr_bits in whole longs, the kernel's record size. */
+static inline unsigned long slim_bitmask_bytes(unsigned long nr_bits)
+{
+	return (nr_bits + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * sizeof(long);
+}
+
+/* __cpumask(): the possible CPUs (the kernel's nr_cpumask_bits), set once. */
+extern SLIM_EXPORT unsigned int slim_nr_cpu_ids;
+SLIM_EXPORT unsigned int slim_cpumask_bits_init(void);
+
+static inline unsigned int slim_cpumask_bits(void)
+{
+	unsigned int n = SLIM_READ_ONCE(slim_nr_cpu_ids);
+
+	return n ? n : slim_cpumask_bits_init();
+}
+
+/* __assign_bitmask() and friends: never more than the record holds. */
+static inline void slim_assign_bits(void *dst, unsigned int room, const void *src,
+				    unsigned long len)
+{
+	if (src)
+		memcpy(dst, src, len < room ? len : room);
+	else
+		memset(dst, 0, room);
+}
+
+/*
+ * __vstring(): the bytes vsnprintf(fmt, *ap) needs, its NUL included,
+ * and __assign_vstr(), which formats into them; ap is left as it was.
+ * The one formatting done while recording, at the header's request.
+ */
+SLIM_EXPORT unsigned long slim_vstr_len(const char *fmt, slim_va_list *ap);
+SLIM_EXPORT void slim_assign_vstr(char *dst, unsigned int len, const char *fmt,
+				  slim_va_list *ap);
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_EVENT_H */

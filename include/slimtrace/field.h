@@ -19,6 +19,8 @@
 #include <string.h>
 #include <slimtrace/compiler.h>
 
+SLIM_BEGIN_DECLS
+
 /* How the filter treats a field; the kernel's FILTER_* types. */
 enum slim_filter_type {
 	SLIM_FILTER_AUTO = 0,		/* derive from the type text, as the kernel does */
@@ -28,6 +30,8 @@ enum slim_filter_type {
 	SLIM_FILTER_PTR_STRING,		/* char * (not dereferenced in user space) */
 	SLIM_FILTER_COMM,		/* the COMM pseudo-field */
 	SLIM_FILTER_CPU,		/* the CPU pseudo-field */
+	SLIM_FILTER_RDYN_STRING,	/* __rel_loc char[] */
+	SLIM_FILTER_CPUMASK,		/* __data_loc cpumask_t */
 };
 
 struct slim_field {
@@ -106,6 +110,21 @@ static inline uint64_t slim_load_uint(const void *src, unsigned int size)
 	}
 }
 
+/*
+ * Bit i of a bitmask as the kernel records one (__bitmask, __cpumask): an
+ * array of longs in host order, bytes long; bits past the end are 0.
+ */
+static inline int slim_bitmask_test(const void *mask, unsigned int bytes, unsigned int i)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	unsigned int bits = 8 * sizeof(long);
+	unsigned int byte = i / bits * sizeof(long) + sizeof(long) - 1 - i % bits / 8;
+#else
+	unsigned int byte = i / 8;
+#endif
+	return byte < bytes ? (((const unsigned char *)mask)[byte] >> (i % 8)) & 1 : 0;
+}
+
 /* Decode a __data_loc word. */
 static inline uint32_t slim_data_loc_offset(uint32_t loc)
 {
@@ -116,5 +135,7 @@ static inline uint32_t slim_data_loc_len(uint32_t loc)
 {
 	return loc >> 16;
 }
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_FIELD_H */

@@ -11,10 +11,11 @@
 #ifndef SLIMTRACE_OUTPUT_H
 #define SLIMTRACE_OUTPUT_H
 
-#include <stdarg.h>
 #include <stdint.h>
 
 #include <slimtrace/compiler.h>
+
+SLIM_BEGIN_DECLS
 #include <slimtrace/field.h>
 
 /*
@@ -45,9 +46,9 @@ SLIM_EXPORT void slim_seq_free(struct slim_seq *s);
 
 /* Each returns the bytes appended, or a negative errno if not all fitted. */
 SLIM_EXPORT int slim_seq_printf(struct slim_seq *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+	__attribute__((__format__(__printf__, 2, 3)));
+SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, slim_va_list ap)
+	__attribute__((__format__(__printf__, 2, 0)));
 SLIM_EXPORT int slim_seq_puts(struct slim_seq *s, const char *str);
 SLIM_EXPORT int slim_seq_putc(struct slim_seq *s, char c);
 SLIM_EXPORT int slim_seq_putmem(struct slim_seq *s, const void *mem, unsigned int len);
@@ -83,6 +84,13 @@ SLIM_EXPORT const char *slim_print_hex_seq(struct slim_seq *p, const void *buf, 
 					   int concatenate);
 SLIM_EXPORT const char *slim_print_array_seq(struct slim_seq *p, const void *buf, int count,
 					     unsigned int el_size);
+/*
+ * __get_bitmask / __get_cpumask: the kernel's %*pb of a bitmask of
+ * bytes * 8 bits (an array of longs in host order), hex digits in
+ * comma-separated 32-bit groups, the most significant first.
+ */
+SLIM_EXPORT const char *slim_print_bitmask_seq(struct slim_seq *p, const void *mask,
+					       unsigned int bytes);
 
 /*
  * The bytes of a dynamic field (__string, __dynamic_array) of a record of
@@ -128,5 +136,7 @@ SLIM_EXPORT int slim_print_bin_record(struct slim_seq *s, const void *rec, unsig
  */
 SLIM_EXPORT int slim_format_print(struct slim_seq *s, const char *name, int id,
 				  const struct slim_field_table *t, const char *print_fmt);
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_OUTPUT_H */

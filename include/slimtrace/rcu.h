@@ -19,6 +19,8 @@
 
 #include <slimtrace/compiler.h>
 
+SLIM_BEGIN_DECLS
+
 #define SLIM_RCU_NEST_MASK	0xffffUL
 #define SLIM_RCU_SEQ_ONE	0x10000UL
 
@@ -29,7 +31,7 @@ struct slim_rcu_reader {
 };
 
 extern SLIM_EXPORT __thread struct slim_rcu_reader slim_rcu_reader
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((__tls_model__("initial-exec")));
 /* Nonzero when membarrier(2) is missing: readers must fence themselves. */
 extern SLIM_EXPORT int slim_rcu_reader_fence;
 
@@ -78,5 +80,7 @@ static inline void slim_rcu_read_unlock(void)
 
 #define slim_rcu_dereference(p)		slim_load_acquire(&(p))
 #define slim_rcu_assign_pointer(p, v)	slim_store_release(&(p), (v))
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_RCU_H */

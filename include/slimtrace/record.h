@@ -13,6 +13,8 @@
 
 #include <slimtrace/compiler.h>
 
+SLIM_BEGIN_DECLS
+
 /*
  * Start a consumer thread that writes every buffer's pages to path.
  * While recording, the data goes to path.cpuN files next to it, and path
@@ -46,5 +48,7 @@ SLIM_EXPORT int slim_record_sync(void);
  * header; a message on stderr says why) or another -errno.
  */
 SLIM_EXPORT int slim_record_recover(const char *path);
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_RECORD_H */

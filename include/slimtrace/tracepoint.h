@@ -21,12 +21,18 @@
 #ifndef SLIMTRACE_TRACEPOINT_H
 #define SLIMTRACE_TRACEPOINT_H
 
-#include <errno.h>
+/*
+ * Only headers that define no lowercase macro: a kernel trace header
+ * may name a field errno, and <errno.h> would turn it into an
+ * expression.  (<string.h> stays, for the memcpy() of TP_fast_assign.)
+ */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <slimtrace/compiler.h>
 #include <slimtrace/rcu.h>
+
+SLIM_BEGIN_DECLS
 
 typedef void (*slim_probe_func)(void);
 
@@ -60,10 +66,16 @@ static inline const void *slim_rel(const int32_t *field)
 	return *field ? (const char *)field + *field : NULL;
 }
 
+/* The same, to writable data: through an integer, so no cast drops const. */
+static inline void *slim_rel_mut(const int32_t *field)
+{
+	return *field ? (void *)((uintptr_t)field + (uintptr_t)(intptr_t)*field) : NULL;
+}
+
 static inline struct slim_tracepoint *
 slim_tracepoint_desc_tp(const struct slim_tracepoint_desc *d)
 {
-	return (struct slim_tracepoint *)slim_rel(&d->tp);
+	return (struct slim_tracepoint *)slim_rel_mut(&d->tp);
 }
 
 static inline const char *
@@ -97,6 +109,8 @@ static inline int slim_tracepoint_enabled(const struct slim_tracepoint *tp)
 {
 	return SLIM_READ_ONCE(tp->probes) != NULL;
 }
+
+SLIM_END_DECLS
 
 #endif /* SLIMTRACE_TRACEPOINT_H */
 

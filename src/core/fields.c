@@ -53,6 +53,10 @@ static enum slim_filter_type filter_type_of(const char *type)
 {
 	if (strstr(type, "__data_loc") && strstr(type, "char"))
 		return SLIM_FILTER_DYN_STRING;
+	if (strstr(type, "__data_loc") && strstr(type, "cpumask_t"))
+		return SLIM_FILTER_CPUMASK;
+	if (strstr(type, "__rel_loc") && strstr(type, "char"))
+		return SLIM_FILTER_RDYN_STRING;
 	if (strchr(type, '[') && strstr(type, "char"))
 		return SLIM_FILTER_STATIC_STRING;
 	if (!strcmp(type, "char *") || !strcmp(type, "const char *"))

@@ -32,6 +32,7 @@ struct slim_event_entry {
 	const struct slim_event_class *class;
 	const char *name;
 	const struct slim_event_print *print;
+	char *print_fmt;	/* with TRACE_DEFINE_ENUM values, or NULL */
 	struct slim_event_funcs funcs;	/* the class's, with any override */
 	int was_enabled;	/* records of it may be in the buffers */
 	struct slim_event_ghost *ghost;	/* ev == NULL: unloaded, records kept */
@@ -65,17 +66,19 @@ struct slim_event_observer {
 };
 void slim_event_observer_add(struct slim_event_observer *o);
 
-/* One loaded object's sections (slim_sections_register() after start-up). */
-void slim_registry_add(const struct slim_event_desc *ev_start,
-		       const struct slim_event_desc *ev_stop,
-		       const struct slim_tracepoint_desc *tp_start,
-		       const struct slim_tracepoint_desc *tp_stop);
+/* One loaded object's sections (slim_object_register() after start-up). */
+void slim_registry_add(const struct slim_object_sections *s);
 void slim_registry_remove(const struct slim_event_desc *ev_start,
 			  const struct slim_tracepoint_desc *tp_start);
 
 void slim_filter_free_void(void *filter);
 
 void slim_tracepoint_release(struct slim_tracepoint *tp);
+/*
+ * TRACE_EVENT_FN: reg() before tp's first probe, unreg() after its last
+ * (NULL fns: forget them).  Called by the registry as events come and go.
+ */
+void slim_tracepoint_set_fns(struct slim_tracepoint *tp, const struct slim_event_fns *fns);
 
 #pragma GCC visibility pop
 

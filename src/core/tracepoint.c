@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/fork.h"
@@ -32,6 +33,66 @@ static struct slim_fork_hook fork_hook = {
 __attribute__((constructor(101))) static void tracepoint_init(void)
 {
 	slim_fork_hook_add(&fork_hook);
+}
+
+/*
+ * The tracepoints of TRACE_EVENT_FN events and their functions, few
+ * enough for a list; under tp_mutex, like the kernel's regfunc calls
+ * under tracepoints_mutex (so reg() and unreg() must not register
+ * probes themselves).
+ */
+struct tp_fns {
+	struct slim_tracepoint *tp;
+	const struct slim_event_fns *fns;
+	struct tp_fns *next;
+};
+
+static struct tp_fns *tp_fns;
+
+static const struct slim_event_fns *fns_of(const struct slim_tracepoint *tp)
+{
+	const struct tp_fns *f;
+
+	for (f = tp_fns; f; f = f->next) {
+		if (f->tp == tp)
+			return f->fns;
+	}
+	return NULL;
+}
+
+void slim_tracepoint_set_fns(struct slim_tracepoint *tp, const struct slim_event_fns *fns)
+{
+	struct tp_fns **p, *f;
+
+	pthread_mutex_lock(&tp_mutex);
+	for (p = &tp_fns; *p && (*p)->tp != tp; p = &(*p)->next)
+		;
+	if (*p && !fns) {
+		f = *p;
+		*p = f->next;
+		free(f);
+	} else if (*p) {
+		(*p)->fns = fns;
+	} else if (fns && (fns->reg || fns->unreg)) {
+		f = malloc(sizeof(*f));
+		if (f) {
+			*f = (struct tp_fns){ tp, fns, tp_fns };
+			tp_fns = f;
+		} else {
+			fprintf(stderr, "slimtrace: out of memory: the reg()/unreg() "
+				"functions of an event will not be called\n");
+		}
+	}
+	pthread_mutex_unlock(&tp_mutex);
+}
+
+/* The last probe is gone: unreg(), if the event has one. */
+static void last_probe_gone(const struct slim_tracepoint *tp)
+{
+	const struct slim_event_fns *fns = fns_of(tp);
+
+	if (fns && fns->unreg)
+		fns->unreg();
 }
 
 static int nr_probes(const struct slim_probe *p)
@@ -84,6 +145,17 @@ SLIM_EXPORT int slim_tracepoint_probe_register(struct slim_tracepoint *tp,
 		pthread_mutex_unlock(&tp_mutex);
 		return -ENOMEM;
 	}
+	/* The first probe: the event's reg() first, which may refuse it. */
+	if (!n) {
+		const struct slim_event_fns *fns = fns_of(tp);
+		int ret = fns && fns->reg ? fns->reg() : 0;
+
+		if (ret) {
+			pthread_mutex_unlock(&tp_mutex);
+			free(new);
+			return ret < 0 ? ret : -EINVAL;
+		}
+	}
 	if (n)
 		memcpy(new, old, n * sizeof(*new));
 	new[n] = (struct slim_probe){ .func = func, .data = data, .kind = kind };
@@ -120,6 +192,8 @@ SLIM_EXPORT int slim_tracepoint_probe_unregister(struct slim_tracepoint *tp,
 		memcpy(new + i, old + i + 1, (n - i - 1) * sizeof(*new));
 	}
 	slim_rcu_assign_pointer(tp->probes, new);
+	if (!new)
+		last_probe_gone(tp);
 	pthread_mutex_unlock(&tp_mutex);
 	slim_rcu_free(old, free);
 	return 0;
@@ -129,6 +203,9 @@ SLIM_EXPORT int slim_tracepoint_probe_unregister(struct slim_tracepoint *tp,
 void slim_tracepoint_release(struct slim_tracepoint *tp)
 {
 	pthread_mutex_lock(&tp_mutex);
-	publish(tp, NULL);
+	if (tp->probes) {
+		publish(tp, NULL);
+		last_probe_gone(tp);
+	}
 	pthread_mutex_unlock(&tp_mutex);
 }

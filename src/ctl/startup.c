@@ -15,12 +15,13 @@
  * Event settings reach events through a registry observer, which also
  * hears of the events loaded before it; recording starts here, outside
  * the registry's lock.  Start-up runs once, before the first object's
- * events are registered: slim_sections_register() is what every
+ * events are registered: slim_object_register() is what every
  * object's generated constructor calls, so it is the one entry that is
  * always linked, statically too.
  */
 #include <ctype.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,13 +160,24 @@ __attribute__((constructor(101))) static void startup(void)
 	pthread_once(&startup_once, env_init);
 }
 
+SLIM_EXPORT void slim_object_register(const struct slim_object_sections *s)
+{
+	startup();
+	slim_registry_add(s);
+}
+
+/* Objects built before the fns and eval map sections call this one. */
 SLIM_EXPORT void slim_sections_register(const struct slim_event_desc *ev_start,
 					const struct slim_event_desc *ev_stop,
 					const struct slim_tracepoint_desc *tp_start,
 					const struct slim_tracepoint_desc *tp_stop)
 {
-	startup();
-	slim_registry_add(ev_start, ev_stop, tp_start, tp_stop);
+	const struct slim_object_sections s = {
+		offsetof(struct slim_object_sections, fns_start),
+		ev_start, ev_stop, tp_start, tp_stop, NULL, NULL, NULL, NULL,
+	};
+
+	slim_object_register(&s);
 }
 
 SLIM_EXPORT void slim_sections_unregister(const struct slim_event_desc *ev_start,

@@ -7,12 +7,14 @@
  * events do.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <slimtrace/output.h>
 #include "core/fork.h"
 #include "core/internal.h"
+#include "events/eval_map.h"
 
 pthread_mutex_t slim_event_mutex = PTHREAD_MUTEX_INITIALIZER;
 
@@ -37,8 +39,7 @@ __attribute__((constructor(101))) static void registry_init(void)
 
 /* One loaded object's sections. */
 struct object {
-	const struct slim_event_desc *ev_start, *ev_stop;
-	const struct slim_tracepoint_desc *tp_start, *tp_stop;
+	struct slim_object_sections s;
 	int refs;
 	struct object *next;
 };
@@ -127,8 +128,9 @@ static const struct slim_field_table *entry_fields(const struct slim_event_entry
 /* The `format` text of entry e as if its id were id. */
 static char *format_text(const struct slim_event_entry *e, int id)
 {
-	const char *pf = e->print ? e->print->print_fmt :
-				    e->class->fields.strings + e->class->print_fmt;
+	const char *pf = e->print_fmt ? e->print_fmt :
+			 e->print ? e->print->print_fmt :
+			 e->class->fields.strings + e->class->print_fmt;
 	struct slim_seq s;
 
 	slim_seq_init_dynamic(&s);
@@ -223,9 +225,31 @@ static int ghost_id(const struct slim_event_entry *e)
 	return 0;
 }
 
-static void add_event(const struct slim_event_desc *d)
+/* TRACE_EVENT_FN's functions of ev, if it has them. */
+static const struct slim_event_fns *find_fns(const struct object *o, const struct slim_event *ev)
 {
-	struct slim_event *ev = (struct slim_event *)slim_rel(&d->event);
+	const struct slim_event_fns *f;
+
+	for (f = o->s.fns_start; f && f < o->s.fns_stop; f++) {
+		if (f->event == ev)
+			return f;
+	}
+	return NULL;
+}
+
+/* The print fmt as the format file shows it: enum values in place of names. */
+static void eval_print_fmt(const struct object *o, struct slim_event_entry *e)
+{
+	const char *fmt = e->print ? e->print->print_fmt :
+			  e->class->fields.strings + e->class->print_fmt;
+
+	e->print_fmt = slim_eval_print_fmt(fmt, e->class->fields.strings,
+					   o->s.maps_start, o->s.maps_stop);
+}
+
+static void add_event(const struct object *o, const struct slim_event_desc *d)
+{
+	struct slim_event *ev = (struct slim_event *)slim_rel_mut(&d->event);
 	const char *name = slim_rel(&d->name);
 	struct slim_event_entry *e;
 	int id = alloc_id(), reuse;
@@ -243,6 +267,7 @@ static void add_event(const struct slim_event_desc *d)
 	e->funcs = e->class->funcs;
 	if (e->print)
 		e->funcs.trace = e->print->trace;
+	eval_print_fmt(o, e);
 	ev->event.type = id;
 	reuse = ghost_id(e);
 	if (reuse) {
@@ -260,9 +285,11 @@ static void add_event(const struct slim_event_desc *d)
 		fprintf(stderr, "slimtrace: could not initialize event %s:%s\n",
 			e->class->fields.strings, name);
 		ev->event.type = 0;
+		free(e->print_fmt);
 		memset(e, 0, sizeof(*e));
 		return;
 	}
+	slim_tracepoint_set_fns(&ev->tp, find_fns(o, ev));
 	if (id > max_id)
 		max_id = id;
 	notify(ev, 1);
@@ -270,7 +297,7 @@ static void add_event(const struct slim_event_desc *d)
 
 static void remove_event(const struct slim_event_desc *d)
 {
-	struct slim_event *ev = (struct slim_event *)slim_rel(&d->event);
+	struct slim_event *ev = (struct slim_event *)slim_rel_mut(&d->event);
 	struct slim_event_ghost *ghost;
 	struct slim_event_entry *e;
 	int id = ev->event.type;
@@ -287,6 +314,8 @@ static void remove_event(const struct slim_event_desc *d)
 	 * they read as of an unknown event).
 	 */
 	ghost = e->was_enabled ? ghost_make(e, id) : NULL;
+	slim_tracepoint_set_fns(&ev->tp, NULL);
+	free(e->print_fmt);
 	memset(e, 0, sizeof(*e));
 	e->ghost = ghost;
 	ev->event.type = 0;
@@ -300,22 +329,19 @@ static struct object *find_object(const struct slim_event_desc *ev_start,
 	struct object *o;
 
 	for (o = objects; o; o = o->next) {
-		if (o->ev_start == ev_start && o->tp_start == tp_start)
+		if (o->s.ev_start == ev_start && o->s.tp_start == tp_start)
 			return o;
 	}
 	return NULL;
 }
 
-void slim_registry_add(const struct slim_event_desc *ev_start,
-		       const struct slim_event_desc *ev_stop,
-		       const struct slim_tracepoint_desc *tp_start,
-		       const struct slim_tracepoint_desc *tp_stop)
+void slim_registry_add(const struct slim_object_sections *s)
 {
 	const struct slim_event_desc *d;
 	struct object *o;
 
 	pthread_mutex_lock(&slim_event_mutex);
-	o = find_object(ev_start, tp_start);
+	o = find_object(s->ev_start, s->tp_start);
 	if (o) {
 		o->refs++;
 		goto out;
@@ -325,10 +351,13 @@ void slim_registry_add(const struct slim_event_desc *ev_start,
 		fprintf(stderr, "slimtrace: out of memory loading events\n");
 		goto out;
 	}
-	*o = (struct object){ ev_start, ev_stop, tp_start, tp_stop, 1, objects };
+	/* An object built with fewer members leaves the rest empty. */
+	memcpy(&o->s, s, s->size < sizeof(o->s) ? s->size : sizeof(o->s));
+	o->refs = 1;
+	o->next = objects;
 	objects = o;
-	for (d = ev_start; d && d < ev_stop; d++)
-		add_event(d);
+	for (d = o->s.ev_start; d && d < o->s.ev_stop; d++)
+		add_event(o, d);
 out:
 	pthread_mutex_unlock(&slim_event_mutex);
 }
@@ -347,9 +376,9 @@ void slim_registry_remove(const struct slim_event_desc *ev_start,
 	for (p = &objects; *p != o; p = &(*p)->next)
 		;
 	*p = o->next;
-	for (d = o->ev_start; d && d < o->ev_stop; d++)
+	for (d = o->s.ev_start; d && d < o->s.ev_stop; d++)
 		remove_event(d);
-	for (t = o->tp_start; t && t < o->tp_stop; t++)
+	for (t = o->s.tp_start; t && t < o->s.tp_stop; t++)
 		slim_tracepoint_release(slim_tracepoint_desc_tp(t));
 	free(o);
 out:
@@ -405,6 +434,8 @@ SLIM_EXPORT const char *slim_event_print_fmt(const struct slim_event *ev)
 
 	if (!e)
 		return NULL;
+	if (e->print_fmt)
+		return e->print_fmt;
 	if (e->print)
 		return e->print->print_fmt;
 	return e->class->fields.strings + e->class->print_fmt;
@@ -467,7 +498,7 @@ SLIM_EXPORT struct slim_tracepoint *slim_tracepoint_find(const char *name)
 		return NULL;
 	pthread_mutex_lock(&slim_event_mutex);
 	for (o = objects; o && !tp; o = o->next) {
-		for (t = o->tp_start; t && t < o->tp_stop; t++) {
+		for (t = o->s.tp_start; t && t < o->s.tp_stop; t++) {
 			if (strcmp(slim_tracepoint_desc_name(t), name) == 0) {
 				tp = slim_tracepoint_desc_tp(t);
 				break;

@@ -11,10 +11,8 @@
  * false; index n means "keep", n + 1 "discard". Targets only point
  * forward, so matching is one pass with no stack.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
-#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +23,7 @@
 #include <slimtrace/compiler.h>
 #include <slimtrace/field.h>
 
+#include "core/symbols.h"
 #include "filter/filter.h"
 
 /* The kernel's limits on an operand: string values and number text. */
@@ -48,8 +47,10 @@ enum pred_kind {
 	PK_CPU,		/* the CPU pseudo-field against a value */
 	PK_CPU_CPUS,	/* the CPU pseudo-field against a CPU set */
 	PK_FUNC,	/* field.function: an address inside a symbol */
-	PK_STR_STATIC,	/* char name[N] */
+	PK_CPUMASK,	/* a __data_loc cpumask_t field against a CPU set */
+	PK_STR_STATIC,	/* char name[N]; the string kinds come last */
 	PK_STR_DYN,	/* __data_loc char[] */
+	PK_STR_RDYN,	/* __rel_loc char[] */
 	PK_STR_COMM,	/* the COMM pseudo-field */
 };
 
@@ -467,7 +468,8 @@ static int find_field(struct compiler *c, const char *s, size_t n,
 static int is_string_type(enum slim_filter_type t)
 {
 	return t == SLIM_FILTER_STATIC_STRING || t == SLIM_FILTER_DYN_STRING ||
-	       t == SLIM_FILTER_PTR_STRING || t == SLIM_FILTER_COMM;
+	       t == SLIM_FILTER_RDYN_STRING || t == SLIM_FILTER_PTR_STRING ||
+	       t == SLIM_FILTER_COMM;
 }
 
 /* ---------------------------------------------------------------------
@@ -645,6 +647,10 @@ static int string_pred(struct compiler *c, const struct field_ref *f, int op,
 		p->kind = PK_STR_DYN;
 		p->end = f->offset + 4;
 		break;
+	case SLIM_FILTER_RDYN_STRING:
+		p->kind = PK_STR_RDYN;
+		p->end = f->offset + 4;
+		break;
 	default:
 		/*
 		 * A char * points outside the record: slimtrace never follows
@@ -775,7 +781,8 @@ static int cpus_pred(struct compiler *c, const struct field_ref *f, int op,
 	char *list;
 	int ret;
 
-	if (f->ftype != SLIM_FILTER_CPU && f->ftype != SLIM_FILTER_OTHER)
+	if (f->ftype != SLIM_FILTER_CPU && f->ftype != SLIM_FILTER_OTHER &&
+	    f->ftype != SLIM_FILTER_CPUMASK)
 		return fail_at(c, SLIM_FERR_ILLEGAL_FIELD_OP, *pos);
 	if (op != OP_EQ && op != OP_NE && op != OP_BAND)
 		return fail_at(c, SLIM_FERR_ILLEGAL_FIELD_OP, *pos);
@@ -810,8 +817,8 @@ static int cpus_pred(struct compiler *c, const struct field_ref *f, int op,
 			first = (unsigned int)k;
 		}
 	}
-	/* One CPU is a plain value; "&" then means "==". */
-	if (weight == 1) {
+	/* One CPU is a plain value; "&" then means "==" (a cpumask stays a set). */
+	if (weight == 1 && f->ftype != SLIM_FILTER_CPUMASK) {
 		if (op == OP_BAND)
 			op = OP_EQ;
 		if (f->ftype == SLIM_FILTER_CPU) {
@@ -829,6 +836,10 @@ static int cpus_pred(struct compiler *c, const struct field_ref *f, int op,
 	p->mask = (const uint64_t *)(uintptr_t)off;
 	if (f->ftype == SLIM_FILTER_CPU) {
 		p->kind = PK_CPU_CPUS;
+	} else if (f->ftype == SLIM_FILTER_CPUMASK) {
+		p->kind = PK_CPUMASK;
+		p->offset = (uint16_t)f->offset;
+		p->end = f->offset + 4;
 	} else if (is_int_size(f->size)) {
 		p->kind = PK_NUM_CPUS;
 		set_width(p, f->offset, f->size, 0);
@@ -846,24 +857,14 @@ static int cpus_pred(struct compiler *c, const struct field_ref *f, int op,
 static int symbol_range(const char *name, uint64_t addr, uint64_t *start,
 			uint64_t *end)
 {
-	const ElfW(Sym) *sym = NULL;
-	Dl_info info;
-	void *p;
+	struct slim_symbol sym;
+	int ret = name ? slim_symbol_named(name, &sym) :
+			 slim_symbol_at((uintptr_t)addr, &sym);
 
-	if (name) {
-		p = dlsym(RTLD_DEFAULT, name);
-		if (!p)
-			return -ENOENT;
-	} else {
-		p = (void *)(uintptr_t)addr;
-	}
-	if (!dladdr1(p, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
-	    !info.dli_saddr)
-		return -ENOENT;
-	*start = (uintptr_t)info.dli_saddr;
-	*end = *start + (sym->st_size ? sym->st_size : 1);
-	if ((uintptr_t)p >= *end)
-		return -ENOENT;
+	if (ret)
+		return ret;
+	*start = sym.start;
+	*end = sym.start + sym.size;
 	return 0;
 }
 
@@ -1262,7 +1263,7 @@ static int finish(struct compiler *c, struct slim_filter **out)
 
 		if (p->kind >= PK_STR_STATIC)
 			p->pat = c->pat + (uintptr_t)p->pat;
-		if (p->kind == PK_NUM_CPUS || p->kind == PK_CPU_CPUS)
+		if (p->kind == PK_NUM_CPUS || p->kind == PK_CPU_CPUS || p->kind == PK_CPUMASK)
 			p->mask = c->mask + (uintptr_t)p->mask;
 	}
 	f->nr = (unsigned int)c->nr_preds;
@@ -1588,10 +1589,14 @@ static int eval_string(const struct pred *p, const unsigned char *rec,
 			v.n = slen;
 		break;
 	case PK_STR_DYN:
+	case PK_STR_RDYN:
 		if (p->end > len)
 			break;
 		memcpy(&loc, rec + p->offset, sizeof(loc));
 		off = slim_data_loc_offset(loc);
+		/* __rel_loc: the offset counts from the end of the locator. */
+		if (p->kind == PK_STR_RDYN)
+			off += p->end;
 		slen = slim_data_loc_len(loc);
 		if (off + slen > len) {
 			slen = 1;	/* corrupt: an empty string */
@@ -1664,6 +1669,40 @@ static int cpus_op(const struct pred *p, int64_t cpu)
 	}
 }
 
+/*
+ * A cpumask field against a CPU set, over the possible CPUs: "==" and
+ * "!=" compare the sets, "&" asks whether they share a CPU.  A locator
+ * outside the record matches nothing.
+ */
+static int eval_cpumask(const struct pred *p, const unsigned char *rec, unsigned int len)
+{
+	unsigned int i, eq = 1, any = 0;
+	uint32_t loc, off, n;
+
+	if (p->end > len)
+		return 0;
+	memcpy(&loc, rec + p->offset, sizeof(loc));
+	off = slim_data_loc_offset(loc);
+	n = slim_data_loc_len(loc);
+	if (off > len || n > len - off)
+		return 0;
+	for (i = 0; i < p->nbits; i++) {
+		unsigned int a = (unsigned int)slim_bitmask_test(rec + off, n, i);
+		unsigned int b = (p->mask[i / 64] >> (i % 64)) & 1;
+
+		eq &= a == b;
+		any |= a & b;
+	}
+	switch (p->op) {
+	case OP_EQ:
+		return eq;
+	case OP_NE:
+		return !eq;
+	default:
+		return any;
+	}
+}
+
 static int eval_cpu(const struct pred *p, int cpu)
 {
 	int cmp = (int)p->val;
@@ -1710,8 +1749,11 @@ eval_other(const struct pred *p, const unsigned char *rec, unsigned int len,
 		if (!load_int(p, rec, len, &x))
 			return 0;
 		return (x >= p->val && x < p->val2) == (p->op == OP_EQ);
+	case PK_CPUMASK:
+		return eval_cpumask(p, rec, len);
 	case PK_STR_STATIC:
 	case PK_STR_DYN:
+	case PK_STR_RDYN:
 	case PK_STR_COMM:
 		return eval_string(p, rec, len, ctx);
 	default:

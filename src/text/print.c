@@ -14,7 +14,10 @@
 
 #include <slimtrace/compiler.h>
 #include <slimtrace/field.h>
+#include <slimtrace/event.h>
 #include <slimtrace/output.h>
+
+#include "core/symbols.h"
 
 #define SEQ_MIN_ALLOC	256u
 #define SEQ_MAX_ALLOC	(1u << 30)
@@ -223,6 +226,64 @@ static int hash_hex_zero(struct slim_seq *s, const char *spec, char conv)
 	return slim_seq_printf(s, left ? "%-*s" : "%*s", width, digits);
 }
 
+/*
+ * The kernel's printk pointer extensions that name code: %pS "sym+off/size",
+ * %ps "sym", %pB as %pS for a return address (the call is before it);
+ * " [object]" follows a symbol of a shared object, as " [module]" does in
+ * the kernel; no symbol prints the address as 0x%lx.  %px is the address
+ * in hex, 16 digits, no prefix.
+ */
+static int is_ptr_ext(char c)
+{
+	return c == 'S' || c == 's' || c == 'B' || c == 'x';
+}
+
+static int seq_symbol(struct slim_seq *s, const char *spec, va_list *ap, char ext)
+{
+	int star[2], nstar = 0;
+	const char *q;
+	uintptr_t addr;
+	char text[512], width[64];
+	struct slim_symbol sym;
+	const char *object;
+	size_t n = strcspn(spec + 1, "p");
+	uintptr_t at;
+
+	for (q = spec; *q; q++)
+		if (*q == '*' && nstar < 2)
+			star[nstar++] = va_arg(*ap, int);
+	addr = (uintptr_t)va_arg(*ap, void *);
+	at = ext == 'B' && addr ? addr - 1 : addr;
+
+	if (ext == 'x') {
+		snprintf(text, sizeof(text), "%016lx", (unsigned long)addr);
+	} else if (slim_symbol_at(at, &sym)) {
+		snprintf(text, sizeof(text), "0x%lx", (unsigned long)addr);
+	} else {
+		object = sym.object ? strrchr(sym.object, '/') : NULL;
+		object = object ? object + 1 : sym.object;
+		if (ext == 's')
+			snprintf(text, sizeof(text), "%s", sym.name);
+		else
+			snprintf(text, sizeof(text), "%s+0x%lx/0x%lx", sym.name,
+				 (unsigned long)(addr - sym.start), (unsigned long)sym.size);
+		if (object) {
+			size_t len = strlen(text);
+
+			snprintf(text + len, sizeof(text) - len, " [%s]", object);
+		}
+	}
+	/* The spec's flags, width and precision apply to the text, as in the kernel. */
+	if (n + 3 > sizeof(width))
+		return slim_seq_puts(s, text);
+	snprintf(width, sizeof(width), "%%%.*ss", (int)n, spec + 1);
+	if (nstar == 2)
+		return seq_libc(s, width, star[0], star[1], text);
+	if (nstar == 1)
+		return seq_libc(s, width, star[0], text);
+	return seq_libc(s, width, text);
+}
+
 static int seq_spec(struct slim_seq *s, const char *spec, va_list *ap)
 {
 	size_t n = strlen(spec);
@@ -267,6 +328,24 @@ static int seq_spec(struct slim_seq *s, const char *spec, va_list *ap)
 #undef SPEC_PRINT
 }
 
+/* Formats the C library cannot print: "%#" (see above), %pS and friends. */
+static int needs_walk(const char *fmt)
+{
+	const char *p = fmt, *end;
+
+	if (strstr(fmt, "%#"))
+		return 1;
+	while ((p = strchr(p, '%'))) {
+		end = conv_end(p);
+		if (!end)
+			return 0;
+		if (*end == 'p' && is_ptr_ext(end[1]))
+			return 1;
+		p = end + 1;
+	}
+	return 0;
+}
+
 SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap)
 {
 	char spec[64];
@@ -274,7 +353,7 @@ SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap
 	unsigned int start = s->len;
 	va_list cp;
 
-	if (!strstr(fmt, "%#"))
+	if (!needs_walk(fmt))
 		return seq_vprintf_libc(s, fmt, ap);
 	va_copy(cp, ap);
 	while ((pct = strchr(p, '%'))) {
@@ -286,7 +365,13 @@ SLIM_EXPORT int slim_seq_vprintf(struct slim_seq *s, const char *fmt, va_list ap
 		}
 		memcpy(spec, pct, end - pct + 1);
 		spec[end - pct + 1] = '\0';
-		seq_spec(s, spec, &cp);
+		if (*end == 'p' && is_ptr_ext(end[1])) {
+			/* %pSR and %pBR: R (a return address, "reliable") changes nothing here. */
+			seq_symbol(s, spec, &cp, end[1]);
+			end += (end[1] == 'S' || end[1] == 'B') && end[2] == 'R' ? 2 : 1;
+		} else {
+			seq_spec(s, spec, &cp);
+		}
 		p = end + 1;
 	}
 	va_end(cp);
@@ -514,6 +599,35 @@ SLIM_EXPORT const char *slim_print_array_seq(struct slim_seq *p, const void *buf
 	return helper_text(p, start);
 }
 
+/*
+ * The kernel's bitmap_string(): groups of 32 bits from the most
+ * significant, separated by commas, each as zero-padded hex, the first
+ * group only as wide as the bits it has.
+ */
+SLIM_EXPORT const char *slim_print_bitmask_seq(struct slim_seq *p, const void *mask,
+					       unsigned int bytes)
+{
+	const unsigned char *b = mask;
+	unsigned int start = p->len;
+	unsigned long long nr_bits = (unsigned long long)bytes * 8;
+	long long i;
+
+	if (!b || !bytes)
+		return helper_text(p, start);
+	for (i = (long long)((nr_bits + 31) / 32 * 32) - 32; i >= 0; i -= 32) {
+		unsigned int width = nr_bits - (unsigned long long)i < 32 ?
+				     (unsigned int)(nr_bits - (unsigned long long)i) : 32;
+		unsigned long val = 0, bit;
+
+		for (bit = 0; bit < width; bit++)
+			val |= (unsigned long)slim_bitmask_test(b, bytes, (unsigned int)i +
+								(unsigned int)bit) << bit;
+		slim_seq_printf(p, "%s%0*lx", p->len == start ? "" : ",",
+				(int)((width + 3) / 4), val);
+	}
+	return helper_text(p, start);
+}
+
 SLIM_EXPORT const void *slim_data_loc_get(const void *rec, unsigned int rec_len,
 					  uint32_t loc, unsigned int *dlen)
 {
@@ -601,12 +715,16 @@ static void put_dynamic(struct slim_seq *s, const struct slim_field_table *t,
 {
 	uint32_t loc = (uint32_t)slim_load_uint(rec + f->offset, 4);
 	uint32_t want = slim_data_loc_len(loc);
+	enum slim_filter_type ft = slim_field_filter_type(t, f);
+	const unsigned char *b;
 	unsigned int n;
-	const unsigned char *b = slim_data_loc_get(rec, len, loc, &n);
 
+	if (!strncmp(slim_field_type(t, f), "__rel_loc", 9))
+		loc = slim_rel_to_data_loc(loc, (unsigned int)f->offset + 4);
+	b = slim_data_loc_get(rec, len, loc, &n);
 	if (n != want)
 		slim_seq_puts(s, "<OVERFLOW>");
-	else if (slim_field_filter_type(t, f) == SLIM_FILTER_DYN_STRING)
+	else if (ft == SLIM_FILTER_DYN_STRING || ft == SLIM_FILTER_RDYN_STRING)
 		put_text(s, b, n);
 	else
 		put_byte_array(s, b, n);
@@ -623,7 +741,8 @@ static void put_field(struct slim_seq *s, const struct slim_field_table *t,
 		slim_seq_puts(s, "<OVERFLOW>");
 		return;
 	}
-	if (!strncmp(type, "__data_loc", 10) && f->size == 4) {
+	if ((!strncmp(type, "__data_loc", 10) || !strncmp(type, "__rel_loc", 9)) &&
+	    f->size == 4) {
 		put_dynamic(s, t, f, rec, len);
 		return;
 	}
@@ -695,6 +814,7 @@ static void format_field(struct slim_seq *s, const struct slim_field_table *t,
 	const char *name = slim_field_name(t, f);
 	const char *bracket = strchr(type, '[');
 
+	/* Only __data_loc: the kernel prints "__rel_loc char name[]". */
 	if (!strncmp(type, "__data_loc", 10))
 		bracket = NULL;
 	if (bracket)

@@ -3,3 +3,5 @@
 #include <trace/events/sched.h>
 #include <trace/events/irq.h>
 #include <trace/events/kmem.h>
+#include <trace/events/signal.h>
+#include <trace/events/ipi.h>

@@ -21,11 +21,9 @@
 #define __field_struct_ext(type, item, ft) __SLIM_STR_PAIR(item, #type)
 #define __array(type, item, len)					\
 	__SLIM_STR_PAIR(item, #type "[" SLIM_STRINGIFY(len) "]")
-#define __dynamic_array(type, item, len)				\
-	__SLIM_STR_PAIR(item, "__data_loc " #type "[]")
-#define __string(item, src)	__SLIM_STR_PAIR(item, "__data_loc char[]")
-#define __string_len(item, src, len)					\
-	__SLIM_STR_PAIR(item, "__data_loc char[]")
+#define __slim_dyn(loc, item, text, is_signed, bytes)	__SLIM_STR_PAIR(item, text)
+#define __slim_str(loc, item, text, src)		__SLIM_STR_PAIR(item, text)
+#define __slim_strn(loc, item, text, src, len)		__SLIM_STR_PAIR(item, text)
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	struct slim_strs_##name {					\

@@ -12,9 +12,9 @@
 #define __field_struct(type, item)	#type, #item,
 #define __field_struct_ext(type, item, ft) #type, #item,
 #define __array(type, item, len)	#type "[" SLIM_STRINGIFY(len) "]", #item,
-#define __dynamic_array(type, item, len) "__data_loc " #type "[]", #item,
-#define __string(item, src)		"__data_loc char[]", #item,
-#define __string_len(item, src, len)	"__data_loc char[]", #item,
+#define __slim_dyn(loc, item, text, is_signed, bytes)	text, #item,
+#define __slim_str(loc, item, text, src)		text, #item,
+#define __slim_strn(loc, item, text, src, len)		text, #item,
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static const struct slim_strs_##name slim_strs_##name = {	\

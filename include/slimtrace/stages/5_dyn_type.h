@@ -15,9 +15,11 @@
 #define __field_struct(type, item)
 #define __field_struct_ext(type, item, ft)
 #define __array(type, item, len)
-#define __dynamic_array(type, item, len)	uint32_t item;
-#define __string(item, src)		uint32_t item; const char *item##__src;
-#define __string_len(item, src, len)	uint32_t item; const char *item##__src;
+#define __slim_dyn(loc, item, text, is_signed, bytes)	uint32_t item;
+#define __slim_str(loc, item, text, src)		\
+	uint32_t item; const char *item##__src;
+#define __slim_strn(loc, item, text, src, len)		\
+	uint32_t item; const char *item##__src;
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	struct slim_dyn_##name {					\

@@ -14,14 +14,16 @@
 #define __field_struct(type, item)
 #define __field_struct_ext(type, item, ft)
 #define __array(type, item, len)
-#define __dynamic_array(type, item, len)				\
-	__dyn->item = slim_dyn_add(&__off, (unsigned long)(len) * sizeof(type));
-#define __string(item, src)						\
+#define __slim_dyn(loc, item, text, is_signed, bytes)			\
+	__dyn->item = slim_dyn_add(&__off, bytes);
+#define __slim_str(loc, item, text, src)				\
 	__dyn->item##__src = (src) ? (const char *)(src) : "(null)";	\
 	__dyn->item = slim_dyn_add(&__off, strlen(__dyn->item##__src) + 1);
-#define __string_len(item, src, len)					\
+/* "(null)" and its NUL when there is no string, as the kernel stores it. */
+#define __slim_strn(loc, item, text, src, len)				\
 	__dyn->item##__src = (src) ? (const char *)(src) : "(null)";	\
-	__dyn->item = slim_dyn_add(&__off, (src) ? (unsigned long)(len) + 1 : 7);
+	__dyn->item = slim_dyn_add(&__off,				\
+				   (src) ? (unsigned long)(len) + 1 : 7);
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static inline unsigned int					\

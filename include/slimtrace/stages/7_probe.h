@@ -19,21 +19,77 @@
 #define __field_struct(type, item)
 #define __field_struct_ext(type, item, ft)
 #define __array(type, item, len)
-#define __dynamic_array(type, item, len) __entry->__data_loc_##item = __dyn.item;
-#define __string(item, src)		__entry->__data_loc_##item = __dyn.item;
-#define __string_len(item, src, len)	__entry->__data_loc_##item = __dyn.item;
+/* Each locator: record-relative, or relative to the locator's own end. */
+#define __slim_loc___data_loc_(item)	__dyn.item
+#define __slim_loc___rel_loc_(item)					\
+	slim_rel_loc(__dyn.item, (unsigned int)__slim_rel_end(item))
+#define __slim_dyn(loc, item, text, is_signed, bytes)			\
+	__entry->loc##item = __slim_loc_##loc(item);
+#define __slim_str(loc, item, text, src)				\
+	__entry->loc##item = __slim_loc_##loc(item);
+#define __slim_strn(loc, item, text, src, len)				\
+	__entry->loc##item = __slim_loc_##loc(item);
 
 /* In TP_fast_assign: __entry is the record being written. */
 #define __get_dynamic_array(field)					\
 	((void *)((char *)__entry + slim_data_loc_offset(__entry->__data_loc_##field)))
 #define __get_dynamic_array_len(field)					\
 	slim_data_loc_len(__entry->__data_loc_##field)
+#define __slim_rel_end(field)						\
+	(offsetof(__typeof__(*__entry), __rel_loc_##field) + 4)
+/* From the record, not the locator: the compiler sees the record's size. */
+#define __get_rel_dynamic_array(field)					\
+	((void *)((char *)__entry + __slim_rel_end(field) +		\
+		  slim_data_loc_offset(__entry->__rel_loc_##field)))
+#define __get_rel_dynamic_array_len(field)				\
+	slim_data_loc_len(__entry->__rel_loc_##field)
 #define __get_str(field)	((char *)__get_dynamic_array(field))
-/* Both the kernel's forms: __assign_str(dst) and __assign_str(dst, src). */
-#define __assign_str(dst, ...)						\
+#define __get_rel_str(field)	((char *)__get_rel_dynamic_array(field))
+#define __get_bitmask(field)	((char *)__get_dynamic_array(field))
+#define __get_rel_bitmask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_cpumask(field)	((char *)__get_dynamic_array(field))
+#define __get_rel_cpumask(field) ((char *)__get_rel_dynamic_array(field))
+#define __get_sockaddr(field)	((struct sockaddr *)__get_dynamic_array(field))
+#define __get_rel_sockaddr(field) ((struct sockaddr *)__get_rel_dynamic_array(field))
+
+/*
+ * The kernel's forms, old and new: __assign_str(dst) and
+ * __assign_str(dst, src), __assign_str_len(dst, src, len) (before 6.10).
+ * Each copies what stage 6 measured.  The ~ keeps "..." non-empty.
+ */
+#define __assign_str(...)		__slim_assign_str(__VA_ARGS__, ~)
+#define __slim_assign_str(dst, ...)					\
 	slim_assign_str(__get_str(dst), __dyn.dst##__src,		\
 			__get_dynamic_array_len(dst))
-#define TP_fast_assign(args...)	args
+#define __assign_str_len(dst, src, len)	__slim_assign_str(dst, ~)
+#define __assign_rel_str(...)		__slim_assign_rel_str(__VA_ARGS__, ~)
+#define __slim_assign_rel_str(dst, ...)					\
+	slim_assign_str(__get_rel_str(dst), __dyn.dst##__src,		\
+			__get_rel_dynamic_array_len(dst))
+#define __assign_rel_str_len(dst, src, len) __slim_assign_rel_str(dst, ~)
+#define __assign_vstr(dst, fmt, va)					\
+	slim_assign_vstr(__get_str(dst), __get_dynamic_array_len(dst), fmt, va)
+#define __assign_bitmask(dst, src, nr_bits)				\
+	slim_assign_bits(__get_bitmask(dst), __get_dynamic_array_len(dst), \
+			 src, slim_bitmask_bytes(nr_bits))
+#define __assign_rel_bitmask(dst, src, nr_bits)				\
+	slim_assign_bits(__get_rel_bitmask(dst),			\
+			 __get_rel_dynamic_array_len(dst), src,		\
+			 slim_bitmask_bytes(nr_bits))
+#define __assign_cpumask(dst, src)					\
+	slim_assign_bits(__get_cpumask(dst), __get_dynamic_array_len(dst), \
+			 src, __get_dynamic_array_len(dst))
+#define __assign_rel_cpumask(dst, src)					\
+	slim_assign_bits(__get_rel_cpumask(dst),			\
+			 __get_rel_dynamic_array_len(dst), src,		\
+			 __get_rel_dynamic_array_len(dst))
+#define __assign_sockaddr(dst, src, len)				\
+	slim_assign_bits(__get_dynamic_array(dst), __get_dynamic_array_len(dst), \
+			 src, (unsigned long)(len))
+#define __assign_rel_sockaddr(dst, src, len)				\
+	slim_assign_bits(__get_rel_dynamic_array(dst),			\
+			 __get_rel_dynamic_array_len(dst), src, (unsigned long)(len))
+#define TP_fast_assign(...)	__VA_ARGS__
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static void __slim_probe_##name(proto, void *__data)		\

@@ -21,20 +21,43 @@
 	slim_dyn_len(__entry, __len, __entry->__data_loc_##field)
 #define __get_str(field)						\
 	slim_data_loc_str(__entry, __len, __entry->__data_loc_##field)
-#define __print_flags(flag, delim, flag_array...)			\
-	slim_print_flags_seq(__p, delim, flag,				\
-		(const struct slim_print_flag[]){ flag_array, { 0, NULL } })
-#define __print_symbolic(value, symbol_array...)			\
-	slim_print_symbols_seq(__p, value,				\
-		(const struct slim_print_flag[]){ symbol_array, { 0, NULL } })
-#define __print_symbolic_u64(value, symbol_array...)			\
-	slim_print_symbols_seq_u64(__p, value,				\
-		(const struct slim_print_flag_u64[]){ symbol_array, { 0, NULL } })
-#define __print_hex(buf, buf_len)	slim_print_hex_seq(__p, buf, buf_len, 0)
-#define __print_hex_str(buf, buf_len)	slim_print_hex_seq(__p, buf, buf_len, 1)
+/* A __rel_loc word, made record-relative: the same checks then apply. */
+#define __slim_rel(field)						\
+	slim_rel_to_data_loc(__entry->__rel_loc_##field, (unsigned int)	\
+		(offsetof(__typeof__(*__entry), __rel_loc_##field) + 4))
+#define __get_rel_dynamic_array(field)	slim_dyn_ptr(__entry, __len, __slim_rel(field))
+#define __get_rel_dynamic_array_len(field) slim_dyn_len(__entry, __len, __slim_rel(field))
+#define __get_rel_str(field)	slim_data_loc_str(__entry, __len, __slim_rel(field))
+/* The kernel's %*pb: hex in 32-bit groups, most significant first. */
+#define __get_bitmask(field)						\
+	slim_print_bitmask_seq(__p, __get_dynamic_array(field),		\
+			       __get_dynamic_array_len(field))
+#define __get_cpumask(field)	__get_bitmask(field)
+#define __get_rel_bitmask(field)					\
+	slim_print_bitmask_seq(__p, __get_rel_dynamic_array(field),	\
+			       __get_rel_dynamic_array_len(field))
+#define __get_rel_cpumask(field) __get_rel_bitmask(field)
+#define __get_sockaddr(field)						\
+	((const struct sockaddr *)__get_dynamic_array(field))
+#define __get_rel_sockaddr(field)					\
+	((const struct sockaddr *)__get_rel_dynamic_array(field))
+/* The casts are the kernel's prototypes': they keep -Wsign-conversion quiet. */
+#define __print_flags(flag, delim, ...)					\
+	slim_print_flags_seq(__p, delim, (unsigned long)(flag),	\
+		(const struct slim_print_flag[]){ __VA_ARGS__, { 0, NULL } })
+#define __print_symbolic(value, ...)					\
+	slim_print_symbols_seq(__p, (unsigned long)(value),		\
+		(const struct slim_print_flag[]){ __VA_ARGS__, { 0, NULL } })
+#define __print_symbolic_u64(value, ...)				\
+	slim_print_symbols_seq_u64(__p, (unsigned long long)(value),	\
+		(const struct slim_print_flag_u64[]){ __VA_ARGS__, { 0, NULL } })
+#define __print_hex(buf, buf_len)					\
+	slim_print_hex_seq(__p, buf, (int)(buf_len), 0)
+#define __print_hex_str(buf, buf_len)					\
+	slim_print_hex_seq(__p, buf, (int)(buf_len), 1)
 #define __print_array(array, count, el_size)				\
-	slim_print_array_seq(__p, array, count, el_size)
-#define TP_printk(fmt, args...)	fmt, ##args
+	slim_print_array_seq(__p, array, (int)(count), (unsigned int)(el_size))
+#define TP_printk(...)	__VA_ARGS__
 
 #define __SLIM_DEFINE_PRINTER(fn, entry_type, print)			\
 	static int fn(struct slim_seq *__s, struct slim_seq *__p,	\

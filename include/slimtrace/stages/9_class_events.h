@@ -12,13 +12,22 @@
  *			"slim_events" section: offsets to the event, its
  *			name and its class.  No function, no relocation.
  * DEFINE_EVENT_PRINT	the same, plus an offset to slim_evprint_<name>.
+ * DEFINE_EVENT_FN	the same, plus an entry in "slim_event_fns": the
+ *			event's reg() and unreg(), called by the registry
+ *			when its tracepoint gets its first probe and loses
+ *			its last one.
+ * TRACE_DEFINE_ENUM	an entry in "slim_eval_maps": the enum's name and
+ * TRACE_DEFINE_SIZEOF	value (or sizeof(type) and its size), which the
+ *			registry writes into the print fmts of the
+ *			system's events, as the kernel does.
  */
 #define DECLARE_TRACE(name, proto, args)		__SLIM_END
 #define DECLARE_TRACE_NOARGS(name)			__SLIM_END
 
 /* C's own layout rules, and char counted unsigned as the kernel does. */
 #define __slim_is_signed(type)						\
-	_Generic((type)0, char: 0, default: ((type)-1 < (type)1))
+	(__extension__ _Generic((type)0, char: 0,			\
+				default: ((type)-1 < (type)1)))
 
 #define __SLIM_FIELD(item, member, size, is_signed, filter_type)	\
 	{ offsetof(__slim_strs_t, item##__t),				\
@@ -37,12 +46,12 @@
 #define __array(type, item, len)					\
 	__SLIM_FIELD(item, item, sizeof(type) * (len),			\
 		     __slim_is_signed(type), SLIM_FILTER_AUTO)
-#define __dynamic_array(type, item, len)				\
-	__SLIM_FIELD(item, __data_loc_##item, 4, __slim_is_signed(type), \
-		     SLIM_FILTER_AUTO)
-#define __string(item, src)						\
-	__SLIM_FIELD(item, __data_loc_##item, 4, 0, SLIM_FILTER_AUTO)
-#define __string_len(item, src, len)	__string(item, src)
+#define __slim_dyn(loc, item, text, is_signed, bytes)			\
+	__SLIM_FIELD(item, loc##item, 4, is_signed, SLIM_FILTER_AUTO)
+#define __slim_str(loc, item, text, src)				\
+	__SLIM_FIELD(item, loc##item, 4, 0, SLIM_FILTER_AUTO)
+#define __slim_strn(loc, item, text, src, len)				\
+	__SLIM_FIELD(item, loc##item, 4, 0, SLIM_FILTER_AUTO)
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	SLIM_HIDDEN const struct slim_event_class *slim_class_##name(void) \
@@ -67,8 +76,34 @@
 	__SLIM_END
 
 #define DEFINE_EVENT(template, name, proto, args)			\
-	SLIM_HIDDEN __attribute__((used)) struct slim_event slim_event_##name; \
+	SLIM_HIDDEN __attribute__((__used__)) struct slim_event slim_event_##name; \
 	__SLIM_EVENT_DESC(template, name, "0")
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
-	SLIM_HIDDEN __attribute__((used)) struct slim_event slim_event_##name; \
+	SLIM_HIDDEN __attribute__((__used__)) struct slim_event slim_event_##name; \
 	__SLIM_EVENT_DESC(template, name, "slim_evprint_" #name " - .")
+
+/*
+ * Entries of a section are read as an array: their alignment is set, so
+ * that the compiler does not pad them (gcc aligns larger objects to 32).
+ */
+#define __SLIM_SECTION_ENTRY(sec)					\
+	__attribute__((__used__, __section__(sec), __aligned__(sizeof(void *))))
+
+#undef __SLIM_EVENT_FNS
+#define __SLIM_EVENT_FNS(template, name, reg, unreg)			\
+	static const struct slim_event_fns __slim_fns_##name		\
+	__SLIM_SECTION_ENTRY("slim_event_fns") =			\
+		{ &slim_event_##name, reg, unreg }
+
+/* Named by a counter: one enum may be defined by the headers of two systems. */
+#undef TRACE_DEFINE_ENUM
+#define TRACE_DEFINE_ENUM(a)						\
+	__SLIM_EVAL_MAP(SLIM_CONCAT(__slim_eval_, __COUNTER__), #a, a)
+#undef TRACE_DEFINE_SIZEOF
+#define TRACE_DEFINE_SIZEOF(a)						\
+	__SLIM_EVAL_MAP(SLIM_CONCAT(__slim_eval_, __COUNTER__),		\
+			"sizeof(" #a ")", sizeof(a))
+#define __SLIM_EVAL_MAP(var, text, value)				\
+	static const struct slim_eval_map var				\
+	__SLIM_SECTION_ENTRY("slim_eval_maps") =			\
+		{ SLIM_STRINGIFY(TRACE_SYSTEM), text, (long long)(value) }

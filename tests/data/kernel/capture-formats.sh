@@ -15,7 +15,8 @@ fi
 
 mkdir -p "$OUT"
 for ev in sched/sched_switch sched/sched_wakeup irq/irq_handler_entry \
-	  sched/sched_process_fork kmem/kmalloc; do
+	  sched/sched_process_fork kmem/kmalloc signal/signal_generate \
+	  signal/signal_deliver ipi/ipi_send_cpumask; do
 	cat "$T/events/$ev/format" > "$OUT/${ev#*/}.format"
 done
 cat "$T/events/header_page" > "$OUT/header_page"

@@ -3,6 +3,12 @@
  * Kernel compatibility: the system's <linux/types.h> (the kernel's UAPI
  * __u8...) plus the kernel-internal names u8...s64 that trace headers use.
  */
+/*
+ * #include_next is a GNU extension that -Wpedantic reports; this file
+ * only adds typedefs, so it is a system header, which keeps a strict
+ * build quiet about it.
+ */
+#pragma GCC system_header
 #include_next <linux/types.h>
 
 #ifndef SLIMTRACE_COMPAT_TYPES_H

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef SLIM_SYMBOLS_H
+#define SLIM_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/*
+ * Where the kernel asks kallsyms, user space asks the dynamic linker:
+ * the symbols it knows are the dynamic ones (a program's own functions
+ * only when it is linked with -rdynamic).
+ */
+struct slim_symbol {
+	const char *name;
+	uintptr_t start;
+	size_t size;		/* at least 1 */
+	const char *object;	/* the shared object's file name; NULL: the program */
+};
+
+/* The symbol addr lies in: 0, or -ENOENT when no known symbol holds it. */
+int slim_symbol_at(uintptr_t addr, struct slim_symbol *sym);
+/* A symbol by name, as slim_symbol_at() describes it: 0 or -ENOENT. */
+int slim_symbol_named(const char *name, struct slim_symbol *sym);
+
+#pragma GCC visibility pop
+
+#endif

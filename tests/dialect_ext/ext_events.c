@@ -1,0 +1,3 @@
+/* The events of ext_events.h, defined here for test_dialect_ext. */
+#define CREATE_TRACE_POINTS
+#include "ext_events.h"
