@@ -1,24 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
- * Fatal signals: drain what is committed, write the final file, then die
- * as the signal would have made the program die.  Installed only where
- * the program kept the default action, so its own handlers (or a
- * sanitizer's) stay.
+ * Fatal signals: drain what is committed and write the final file, from
+ * the library's one fatal-signal handler (src/core/fatal.c), which then
+ * lets the program die as the signal would have made it die.  That
+ * handler is installed only where the program kept the default action,
+ * so its own handlers (or a sanitizer's) stay.
  */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include "core/fatal.h"
 #include "record/rec.h"
 
 #define SIG_WAIT_MS	5000	/* a handler waits this long for the consumer */
 
-static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS, SIGQUIT,
-	SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGXCPU, SIGXFSZ,
-};
-#define NR_FATAL (sizeof(fatal_signals) / sizeof(fatal_signals[0]))
-static int installed[NR_FATAL];
 static struct rec *sig_rec;		/* what a signal handler sees (atomic) */
 static int handlers_in;			/* signal handlers running (atomic) */
 
@@ -44,69 +40,28 @@ static void signal_flush(struct rec *r)
 	rec_own_release(r);
 }
 
-static int is_fault(int sig)
+/* Flush before the program dies (src/core/fatal.c raises the signal again). */
+static void fatal_hook(int sig)
 {
-	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE;
-}
-
-/*
- * A fault the kernel raised happens again when the handler returns; any
- * other signal is raised again, and delivered once the handler returns.
- */
-static void fatal_handler(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-	struct sigaction dfl;
 	struct rec *r;
 
-	(void)uc;
+	(void)sig;
 	__atomic_fetch_add(&handlers_in, 1, __ATOMIC_SEQ_CST);
 	r = __atomic_load_n(&sig_rec, __ATOMIC_SEQ_CST);
 	if (r)
 		signal_flush(r);
 	__atomic_fetch_sub(&handlers_in, 1, __ATOMIC_SEQ_CST);
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, NULL);
-	if (!(is_fault(sig) && si && si->si_code > 0))
-		raise(sig);
-	errno = saved;
 }
 
 void rec_signals_install(struct rec *r)
 {
-	struct sigaction sa, old;
-	size_t i;
-
 	__atomic_store_n(&sig_rec, r, __ATOMIC_SEQ_CST);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = fatal_handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < NR_FATAL; i++) {
-		if (sigaction(fatal_signals[i], NULL, &old))
-			continue;
-		if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
-			continue;
-		installed[i] = !sigaction(fatal_signals[i], &sa, NULL);
-	}
+	slim_fatal_hook(fatal_hook);
 }
 
 void rec_signals_remove(void)
 {
-	struct sigaction cur, dfl;
-	size_t i;
-
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	for (i = 0; i < NR_FATAL; i++) {
-		if (!installed[i])
-			continue;
-		installed[i] = 0;
-		if (!sigaction(fatal_signals[i], NULL, &cur) &&
-		    (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fatal_handler)
-			sigaction(fatal_signals[i], &dfl, NULL);
-	}
+	slim_fatal_unhook(fatal_hook);
 }
 
 void rec_signals_detach(int wait)
