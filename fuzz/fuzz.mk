@@ -22,3 +22,18 @@ fuzz: $(FUZZ_OUT)/filter_fuzz
 	$(FUZZ_OUT)/filter_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-timeout=10 -artifact_prefix=$(FUZZ_OUT)/ -print_final_stats=1 \
 		fuzz/corpus-run/filter fuzz/corpus/filter
+
+# make fuzz-live: the control endpoint's protocol (fuzz/live_fuzz.c) over
+# the whole library but the endpoint thread, from fuzz/corpus/live/.
+LIVE_FUZZ_SRCS := fuzz/live_fuzz.c $(filter-out src/live/endpoint.c,$(LIB_SRCS))
+
+$(FUZZ_OUT)/live_fuzz: $(LIVE_FUZZ_SRCS) $(HDRS) tests/live_target/target_events.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -Itests/live_target -o $@ $(LIVE_FUZZ_SRCS) -lpthread -ldl
+
+.PHONY: fuzz-live
+fuzz-live: $(FUZZ_OUT)/live_fuzz
+	@mkdir -p fuzz/corpus-run/live
+	$(FUZZ_OUT)/live_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_OUT)/ -print_final_stats=1 \
+		fuzz/corpus-run/live fuzz/corpus/live

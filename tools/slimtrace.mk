@@ -3,8 +3,8 @@
 # never links them.  The library's page decoder (src/ring/page.c) is
 # compiled in, as trace-cmd shares libtraceevent's kbuffer.
 CLI      := $(B)/tools/slimtrace
-CLI_SRCS := $(wildcard tools/slimtrace/*.c) src/ring/page.c
-CLI_HDRS := $(wildcard tools/slimtrace/*.h) src/ring/page.h
+CLI_SRCS := $(wildcard tools/slimtrace/*.c) src/ring/page.c src/live/sockdir.c
+CLI_HDRS := $(wildcard tools/slimtrace/*.h) src/ring/page.h src/live/sockdir.h src/live/proto.h
 TRACEEVENT_LIBS ?= $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 ZSTD_LIBS ?= $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 

@@ -13,6 +13,7 @@
 
 /* The order locks are taken in: the order the library nests them. */
 enum slim_fork_order {
+	SLIM_FORK_ENDPOINT	= 5,	/* the control endpoint: a request runs under it */
 	SLIM_FORK_RECORD	= 10,	/* the recorder's api lock */
 	SLIM_FORK_EVENTS	= 20,	/* slim_event_mutex */
 	SLIM_FORK_TRACEPOINTS	= 30,	/* probe arrays */

@@ -154,6 +154,13 @@ static void env_init(void)
 
 static pthread_once_t startup_once = PTHREAD_ONCE_INIT;
 
+/*
+ * The control endpoint (src/live/endpoint.c) starts itself and nothing
+ * calls it: this reference keeps it in a static link that has events.
+ */
+extern const char slim_endpoint_linked;
+static const char *const keep_endpoint __attribute__((used)) = &slim_endpoint_linked;
+
 /* Before the program's own constructors where the linker allows. */
 __attribute__((constructor(101))) static void startup(void)
 {

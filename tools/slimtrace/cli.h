@@ -21,6 +21,14 @@ int cmd_convert(int argc, char **argv);
 struct tdat_write_opts;
 /* IN rewritten as OUT (trace.dat); 0 or an exit code, the reason said. */
 int cli_rewrite(const char *in, const char *out, const struct tdat_write_opts *w);
+int cmd_ps(int argc, char **argv);
+int cmd_ctl(int argc, char **argv);
+
+struct live;
+/* A pid argument: 0 and *pid, or a usage error's exit code. */
+int cli_parse_pid(const char *cmd, const char *arg, int *pid);
+/* A request to a running program failed: say what and why; EXIT_FAIL. */
+int cli_live_failed(struct live *l, const char *what, int ret);
 
 /* Print the usage of CMD (NULL: the command itself); 0, or -1 if unknown. */
 int cli_usage(const char *cmd, FILE *f);
@@ -50,10 +58,11 @@ struct cli_opts {
 	const char **filters;		/* -F */
 	int nr_filters;
 	int raw, nsec, no_plugins, formats;
+	int pid;			/* -p */
 };
 
 /*
- * Parse ARGV for CMD, accepting the letters in ALLOWED (of "i:e:F:RtNf").
+ * Parse ARGV for CMD, accepting the letters in ALLOWED (of "i:e:F:RtNfp:").
  * 0, or an exit code to return.
  */
 int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc, char **argv);

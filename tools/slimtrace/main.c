@@ -51,12 +51,13 @@ static const struct command commands[] = {
 	  "  -R          raw: every field as name=value instead of the event's format\n"
 	  "  -t          time stamps in nanoseconds\n"
 	  "  -N          do not load libtraceevent plugins\n", 1 },
-	{ "list", cmd_list, "list the events (and formats) a trace.dat holds",
-	  "usage: slimtrace list [-f] [-e EVENTS] [-i FILE | FILE]\n"
+	{ "list", cmd_list, "list the events (and formats) of a trace.dat or a running program",
+	  "usage: slimtrace list [-f] [-e EVENTS] [-i FILE | FILE | -p PID]\n"
 	  "\n"
 	  "  -f          print each event's format as well\n"
 	  "  -e EVENTS   only these events (set_event syntax)\n"
-	  "  -i FILE     the trace (default: trace.dat)\n", 0 },
+	  "  -i FILE     the trace (default: trace.dat)\n"
+	  "  -p PID      the events of running process PID instead\n", 0 },
 	{ "stat", cmd_stat, "count events per event, thread and buffer; lost events; duration",
 	  "usage: slimtrace stat [-e EVENTS] [-i FILE | FILE]\n"
 	  "\n"
@@ -84,6 +85,22 @@ static const struct command commands[] = {
 	  "                 perfetto: each START event and the END event after it (on the\n"
 	  "                 same thread, or with the same value of the field KEY) become\n"
 	  "                 one slice; every other event is an instant\n", 0 },
+	{ "ps", cmd_ps, "the running programs of this user that slimtrace can reach",
+	  "usage: slimtrace ps\n"
+	  "\n"
+	  "Lists the processes of this user with a slimtrace control endpoint: pid,\n"
+	  "command, events, enabled events, instances, and the files being recorded.\n", 0 },
+	{ "ctl", cmd_ctl, "read or write a control file of a running program",
+	  "usage: slimtrace ctl PID read|cat PATH\n"
+	  "       slimtrace ctl PID write|append PATH TEXT...\n"
+	  "       slimtrace ctl PID mkdir|rmdir PATH\n"
+	  "       slimtrace ctl PID ls [PATH]\n"
+	  "\n"
+	  "PATH names a control file of process PID as under /sys/kernel/tracing\n"
+	  "(set_event, events/SYS/EVENT/filter, instances/NAME/trace...).  write is\n"
+	  "'echo TEXT > PATH', append 'echo TEXT >> PATH'; 'cat trace_pipe' streams\n"
+	  "until interrupted.  An error exits 1 with the errno's meaning and the\n"
+	  "entry it left in the process's error_log.\n", 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
@@ -246,6 +263,10 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 		case 'f':
 			o->formats = 1;
 			break;
+		case 'p':
+			if ((c = cli_parse_pid(cmd, optarg, &o->pid)))
+				return c;
+			break;
 		case ':':
 			return cli_bad_usage(cmd, "option '%s' needs an argument", argv[optind - 1]);
 		default:
@@ -254,12 +275,16 @@ int cli_parse(struct cli_opts *o, const char *cmd, const char *allowed, int argc
 			return cli_bad_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (optind < argc && o->pid)
+		return cli_bad_usage(cmd, "-p %d and a file ('%s'): one or the other", o->pid, argv[optind]);
+	if (o->pid && o->nr_files)
+		return cli_bad_usage(cmd, "-p %d and a file ('%s'): one or the other", o->pid, o->file);
 	if (optind + 1 < argc)
 		return cli_bad_usage(cmd, "two files: '%s' and '%s'%s", argv[optind], argv[optind + 1],
 				     many_inputs(cmd) ? " (give each file its own -i)" : "");
 	if (optind < argc && (ret = add_file(o, argv[optind])))
 		return ret;
-	if (!o->nr_files && (ret = add_file(o, DEFAULT_FILE)))
+	if (!o->pid && !o->nr_files && (ret = add_file(o, DEFAULT_FILE)))
 		return ret;
 	return 0;
 }

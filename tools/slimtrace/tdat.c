@@ -1730,7 +1730,7 @@ int tdat_event_matches(const struct tdat_event *ev, const char *spec, size_t len
 	       part_matches(colon + 1, len - (colon + 1 - spec), ev->name);
 }
 
-int tdat_select_events(struct tdat *t, const char *specs)
+int tdat_events_select(struct tdat_event *evs, int nr, const char *specs, char *why, size_t len)
 {
 	const char *s;
 	size_t n;
@@ -1742,8 +1742,8 @@ int tdat_select_events(struct tdat *t, const char *specs)
 		if (n && *s != '!')
 			any_positive = 1;
 	}
-	for (i = 0; i < t->nr_events; i++)
-		t->events[i].selected = !any_positive;
+	for (i = 0; i < nr; i++)
+		evs[i].selected = !any_positive;
 	for (s = specs; s && *s; s += n) {
 		s += strspn(s, ", \t\n");
 		n = strcspn(s, ", \t\n");
@@ -1751,14 +1751,25 @@ int tdat_select_events(struct tdat *t, const char *specs)
 			continue;
 		neg = *s == '!';
 		matched = 0;
-		for (i = 0; i < t->nr_events; i++) {
-			if (tdat_event_matches(&t->events[i], s + neg, n - neg)) {
-				t->events[i].selected = !neg;
+		for (i = 0; i < nr; i++) {
+			if (tdat_event_matches(&evs[i], s + neg, n - neg)) {
+				evs[i].selected = !neg;
 				matched = 1;
 			}
 		}
-		if (!matched)
-			return fail(t, "no event in the file matches '%.*s'", (int)n, s);
+		if (!matched) {
+			snprintf(why, len, "matches '%.*s'", (int)n, s);
+			return -1;
+		}
 	}
+	return 0;
+}
+
+int tdat_select_events(struct tdat *t, const char *specs)
+{
+	char why[300];
+
+	if (tdat_events_select(t->events, t->nr_events, specs, why, sizeof(why)))
+		return fail(t, "no event in the file %s", why);
 	return 0;
 }

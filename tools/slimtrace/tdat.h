@@ -223,5 +223,7 @@ int tdat_event_matches(const struct tdat_event *ev, const char *spec, size_t len
  * (non-negated) spec matches no event in the file.
  */
 int tdat_select_events(struct tdat *t, const char *specs);
+/* The same over any events (the ones of a running program): why says "matches 'x'". */
+int tdat_events_select(struct tdat_event *evs, int nr, const char *specs, char *why, size_t len);
 
 #endif

@@ -1,0 +1,8 @@
+# test_live runs tests/live_target (a program with events that runs until
+# told) and the slimtrace command against it.
+$(B)/tests/live_target: tests/live_target/target.c tests/live_target/target_events.h $(STATIC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests/live_target $(ALL_CFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
+
+$(B)/tests/test_live: $(B)/tests/live_target $(B)/tools/slimtrace
+$(B)/tests/test_live_security: $(B)/tests/live_target $(B)/tools/slimtrace
