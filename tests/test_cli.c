@@ -920,6 +920,34 @@ static void test_record_demo(void)
 	CHECK(!has(r.out, "usecs=100\n"));
 	run_free(&r);
 
+	/*
+	 * A pattern that matched no event of the program is an error, named,
+	 * after the program ran: the others were still recorded.
+	 */
+	run_cli(&r, (const char *[]){ "record", "-q", "-e", "demo:demo_reply", "-e", "demo:no_such_event",
+				      "-o", "cli-demo.dat", "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 1);
+	CHECK(has(r.err, "record -e 'demo:no_such_event': no event of ../examples/demo matched it"));
+	CHECK(!has(r.err, "'demo:demo_reply'"));
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "report", "-e", "demo_reply", "cli-demo.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK_EQ_INT(report_count(r.out, "demo_reply"), 6);
+	run_free(&r);
+	/* A typo in a comma list too; '!' exclusions are not patterns to match. */
+	run_cli(&r, (const char *[]){ "record", "-q", "-e", "demo:*,demo_rply,!demo:demo_parse",
+				      "-o", "cli-demo.dat", "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 1);
+	CHECK(has(r.err, "record -e 'demo_rply': no event"));
+	CHECK(!has(r.err, "'demo:*'") && !has(r.err, "demo_parse"));
+	run_free(&r);
+	/* A missing output folder is found before the program runs. */
+	run_cli(&r, (const char *[]){ "record", "-o", "cli-no-such-dir/x.dat", "--", "../examples/demo", NULL });
+	CHECK_EQ_INT(exit_code(&r), 1);
+	CHECK(has(r.err, "-o cli-no-such-dir/x.dat: folder ") && has(r.err, "No such file or directory"));
+	CHECK(!has(r.out, "$ cat trace"));	/* the program did not run */
+	run_free(&r);
+
 	/* Version 7, plain and compressed at the end: trace-cmd reads both. */
 	run_cli(&r, (const char *[]){ "record", "-q", "--file-version", "7", "-o", "cli-demo.dat",
 				      "--", "../examples/demo", NULL });

@@ -241,14 +241,46 @@ static int run(const char *path, char **argv, int *status)
 	return 0;
 }
 
+/*
+ * Every -e pattern must have matched an event of the program.  This is
+ * told at the end, from the file: it holds the format of every event the
+ * program had loaded (a library dlopen'ed while recording included, and
+ * one dlclose'd again), so an event that appears late is not an error,
+ * and one that never appeared is.
+ */
+static int check_events(const struct tdat *t, const char *events, const char *prog)
+{
+	const char *p = events, *end;
+	int i, missing = 0;
+
+	for (; p && *p; p = *end ? end + 1 : end) {
+		size_t len;
+
+		p += strspn(p, " \t");
+		end = p + strcspn(p, ", \t");
+		len = (size_t)(end - p);
+		if (!len || *p == '!')
+			continue;
+		for (i = 0; i < t->nr_events; i++)
+			if (tdat_event_matches(&t->events[i], p, len))
+				break;
+		if (i < t->nr_events)
+			continue;
+		cli_fail("record -e '%.*s': no event of %s matched it (nor of the libraries it "
+			 "loaded): nothing was recorded for it", (int)len, p, prog);
+		missing = 1;
+	}
+	return missing ? EXIT_FAIL : 0;
+}
+
 /* Read FILE back: events and losses per buffer, as trace-cmd record reports them. */
-static int summarize(const char *file, int quiet)
+static int summarize(const char *file, int quiet, const char *events, const char *prog)
 {
 	struct tdat t;
 	struct tdat_open_flags fl = { .no_plugins = 1 };
 	struct tdat_cursor c;
 	struct tdat_record r;
-	unsigned long long events = 0, lost = 0, buf_lost;
+	unsigned long long nr = 0, lost = 0, buf_lost;
 	int i, ret = 0, unknown = 0;
 
 	if (cli_open(&t, file, &fl))
@@ -265,7 +297,7 @@ static int summarize(const char *file, int quiet)
 			break;
 		}
 		buf_lost = tdat_cpu_lost(&c, st);
-		events += c.records;
+		nr += c.records;
 		lost += buf_lost;
 		unknown |= c.lost_unknown;
 		if (!quiet)
@@ -276,8 +308,10 @@ static int summarize(const char *file, int quiet)
 		tdat_cursor_fini(&c);
 	}
 	if (!ret && !quiet)
-		fprintf(stderr, "%s: %llu events in %d buffer%s, %llu%s lost\n", file, events,
+		fprintf(stderr, "%s: %llu events in %d buffer%s, %llu%s lost\n", file, nr,
 			t.nr_cpus, t.nr_cpus == 1 ? "" : "s", lost, unknown ? "+" : "");
+	if (!ret)
+		ret = check_events(&t, events, prog);
 	tdat_close(&t);
 	return ret;
 }
@@ -302,9 +336,37 @@ static int compress(const char *file, const char *shown)
 	return ret;
 }
 
-static int after(const char *prog, const char *file, const char *shown, int status, int quiet,
-		 int zstd)
+/*
+ * The folder of the output must exist and take files before the program
+ * runs: the library finds out only when it starts recording, and the
+ * program's run would be wasted.
+ */
+static int check_dir(const char *abs, const char *shown)
 {
+	char dir[PATH_MAX];
+	const char *slash = strrchr(abs, '/');
+	struct stat st;
+	size_t n = slash ? (size_t)(slash - abs) : 0;
+
+	if (n >= sizeof(dir))
+		return cli_fail("-o %s: the path is too long", shown);
+	memcpy(dir, abs, n);
+	dir[n] = '\0';
+	if (!n)
+		strcpy(dir, "/");
+	if (stat(dir, &st))
+		return cli_fail("-o %s: folder %s: %s", shown, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return cli_fail("-o %s: %s is not a folder", shown, dir);
+	if (access(dir, W_OK | X_OK))
+		return cli_fail("-o %s: cannot write in folder %s: %s", shown, dir, strerror(errno));
+	return 0;
+}
+
+static int after(const char *prog, const char *file, const char *shown, int status,
+		 const struct record_opts *ro)
+{
+	int quiet = ro->quiet, zstd = ro->zstd;
 	struct stat st;
 	int ret;
 
@@ -324,7 +386,7 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
 	if (zstd && (ret = compress(file, shown)))
 		return ret;
-	ret = summarize(shown, quiet);
+	ret = summarize(shown, quiet, ro->events, prog);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
@@ -360,6 +422,8 @@ int cmd_record(int argc, char **argv)
 		cli_fail("%s: %s", ro.output, strerror(errno));
 		goto done;
 	}
+	if (check_dir(out, ro.output))
+		goto done;
 	if (unlink(out) && errno != ENOENT) {
 		cli_fail("%s: cannot replace: %s", ro.output, strerror(errno));
 		goto done;
@@ -374,7 +438,7 @@ int cmd_record(int argc, char **argv)
 		goto done;
 	if (run(path, prog_argv, &status))
 		goto done;
-	ret = after(prog_argv[0], out, ro.output, status, ro.quiet, ro.zstd);
+	ret = after(prog_argv[0], out, ro.output, status, &ro);
 done:
 	free(out);
 	free(ro.events);
