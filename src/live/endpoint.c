@@ -43,6 +43,22 @@
 #define STALL_MS	10000	/* a client that neither sends nor reads */
 #define STREAM_MS	10	/* how often an idle trace_pipe is read again */
 #define DELAY_CHILD_MS	100
+
+/*
+ * glibc lets the child of a multi-threaded process create threads; ASan
+ * and TSan do not (TSan kills the child, ASan can deadlock in its thread
+ * registry).  Built with either, a fork child has no endpoint.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHILD_NO_THREAD	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CHILD_NO_THREAD	1
+#endif
+#endif
+#ifndef CHILD_NO_THREAD
+#define CHILD_NO_THREAD	0
+#endif
 #define JOIN_MS		1000	/* at exit, wait this long for the thread */
 #define STACK_SIZE	(512 * 1024)
 #define ROUNDS		16	/* requests or stream reads per client per wake-up */
@@ -448,8 +464,10 @@ static void fork_child(void)
 	pthread_mutex_unlock(&ep.lock);
 	__atomic_store_n(&ep.path_set, 0, __ATOMIC_RELEASE);
 	close_all();
-	if (ep.running)
+	if (ep.running && !CHILD_NO_THREAD)
 		start(DELAY_CHILD_MS);
+	else
+		ep.running = 0;
 }
 
 static struct slim_fork_hook fork_hook = {
