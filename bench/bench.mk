@@ -24,18 +24,19 @@ $(RECORD_BENCH): bench/record_bench.c bench/record_events.c bench/record_events.
 
 # Build commands as in each file's header; the ring buffer's page switch
 # now ticks the clock calibration, hence src/core/clock.c for rb_bench.
-$(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring/ring_buffer.c src/core/clock.c src/core/fork.c $(HDRS)
+$(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring/ring_buffer.c src/ring/page.c src/core/clock.c \
+		src/core/fork.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/ring/ring_buffer.c src/core/fork.c \
-		src/core/clock.c -lpthread -o $@
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/ring/ring_buffer.c src/ring/page.c \
+		src/core/fork.c src/core/clock.c -lpthread -o $@
 
 $(BENCH_OUT)/clock_bench: bench/clock_bench.c src/core/clock.c src/core/fork.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/core/clock.c src/core/fork.c -lpthread -o $@
 
-$(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fields.c $(HDRS)
+$(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fields.c src/core/symbols.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter/filter.c \
+	$(CC) -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc $< src/filter/filter.c src/core/symbols.c \
 		src/core/fields.c -o $@
 
 .PHONY: bench-build bench-profile bench-baseline
