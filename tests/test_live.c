@@ -324,6 +324,31 @@ static void test_exit_cleanup(void)
 }
 
 /* A socket left under the pid of a live process that has no endpoint. */
+
+/* Has pid's /proc comm become name (it execs)?  Waits up to 10 s. */
+static int wait_comm(pid_t pid, const char *name)
+{
+	char path[64], comm[32];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	for (i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+		int same = 0;
+
+		if (f) {
+			if (fgets(comm, sizeof(comm), f)) {
+				comm[strcspn(comm, "\n")] = '\0';
+				same = strcmp(comm, name) == 0;
+			}
+			fclose(f);
+		}
+		if (same)
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
 static void test_stale_reused_pid(void)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -339,6 +364,8 @@ static void test_stale_reused_pid(void)
 	}
 	if (!CHECK(other > 0))
 		return;
+	/* The message names the program: wait until the child is sleep(1). */
+	CHECK(wait_comm(other, "sleep"));
 	mkdir(lp_dir, 0700);
 	lp_sock_path(other, sa.sun_path, sizeof(sa.sun_path));
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
