@@ -11,8 +11,9 @@
 
 CC       ?= cc
 PREFIX   ?= /usr/local
-VERSION  := 0.1.0
-SOVER    := 0
+VERSION  := 0.2.0
+# The soname follows the ABI of the record path inlined into programs.
+SOVER    := $(shell sed -n 's/^\#define SLIM_ABI_VERSION[[:space:]]*//p' include/slimtrace/static/record.h)
 
 WARN     := -Wall -Wextra
 CSTD     := -std=gnu11

@@ -210,6 +210,7 @@ def lttng_run(res, args, events, nruns, channel):
 
 PARTS = [  # (part, test on "file:function"), first match wins
     ("call site + loop", lambda s: ":fire_" in s),
+    ("fast path: reserve (static/record.h)", lambda s: ":__slim_record_fast" in s),
     ("RCU read lock/unlock", lambda s: "/rcu.h:" in s),
     ("probe iteration", lambda s: ":__slim_iter_" in s),
     ("clock read", lambda s: "/clock.h:" in s),
@@ -511,7 +512,7 @@ def report_memory(s):
     say()
 
 
-def report_profile(prof):
+def report_profile(prof, summ=None):
     say("== Where the instructions go (valgrind callgrind, instructions per event,"
         " clock mono_tsc) ==")
     for what, (parts, total) in prof.items():
@@ -523,6 +524,16 @@ def report_profile(prof):
             if ir >= 0.5:
                 say("    %-36s %6.1f" % (part, ir))
     say()
+    if summ is None:
+        return
+    st, sh = prof.get("2int"), prof.get("2int, shared library")
+    if st and st[0] is not None:
+        summ.add_text("2int recorded: instructions per event", "<= 70", "%.1f" % st[1],
+                      "PASS" if st[1] <= 70 else "MISS")
+    if st and sh and st[0] is not None and sh[0] is not None:
+        r = sh[1] / st[1]
+        summ.add_text("shared / static library, instructions", "<= 1.05x", "%.3fx" % r,
+                      "PASS" if r <= 1.05 else "MISS")
 
 
 def header(args, quick):
@@ -546,6 +557,10 @@ def profiles(args, n):
     prof = {}
     for what in ("2int", "2int-f1", "str"):
         prof[what] = callgrind(args, what, n)
+    shared = os.path.join(os.path.dirname(args.bin), "record_profile")
+    if os.path.exists(shared):
+        prof["2int, shared library"] = callgrind(
+            argparse.Namespace(bin=shared, out=args.out), "2int", n)
     if getattr(args, "baseline", None) and os.path.exists(args.baseline):
         prof["2int, previous release"] = callgrind(
             argparse.Namespace(bin=args.baseline, out=args.out), "2int", n)
@@ -616,7 +631,7 @@ def main():
     report_filter(s, summary)
     report_sessions(s, base, summary)
     report_memory(s)
-    report_profile(prof)
+    report_profile(prof, summary)
     summary.print()
 
     path = os.path.join(args.out, "results.txt")

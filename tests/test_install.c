@@ -6,7 +6,11 @@
  */
 #include <stdlib.h>
 #include <unistd.h>
+#include <slimtrace/static/record.h>
 #include "check.h"
+
+/* The soname is the ABI version of the inlined record path. */
+#define SLIM_TEST_SOVER	SLIM_STRINGIFY(SLIM_ABI_VERSION)
 
 static int sh(const char *cmd)
 {
@@ -32,7 +36,7 @@ int main(void)
 	CHECK_EQ_INT(sh(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "test -f %s/include/slimtrace/tracepoint.h && "
 		 "test -f %s/include/slimtrace/compat/linux/tracepoint.h && "
-		 "test -f %s/lib/libslimtrace.a && test -e %s/lib/libslimtrace.so.0 && "
+		 "test -f %s/lib/libslimtrace.a && test -e %s/lib/libslimtrace.so." SLIM_TEST_SOVER " && "
 		 "test -f %s/lib/pkgconfig/slimtrace.pc && "
 		 "test -f %s/share/man/man1/slimtrace-report.1 && "
 		 "%s/bin/slimtrace --help | grep -q report",

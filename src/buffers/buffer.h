@@ -22,8 +22,7 @@
 #pragma GCC visibility push(hidden)
 
 #define SLIM_DEFAULT_BUFFER_KB	1024
-/* Buffer sets alive at once: the top level and up to 255 instances. */
-#define SLIM_MAX_BUFSETS	256
+/* Buffer sets alive at once (SLIM_MAX_BUFSETS, ABI): the top level and 255 instances. */
 
 /*
  * A set's gate: every reader of one of its buffers is inside it, and
@@ -37,11 +36,11 @@ struct slim_gate {
 };
 
 struct slim_buffer {
-	struct slim_rb *rb;	/* RCU for the writer; replaced by a resize */
+	/* rb (RCU for the writer; replaced by a resize), tid: ABI */
+	SLIM_ABI_BUFFER
 	int owned;		/* a live thread writes here */
 	int retired;		/* an old ring kept for its records; rb NULL once read */
 	int cpu;		/* its number: the CPU column, trace.dat's CPU */
-	int32_t tid;		/* the thread writing now, or last */
 	char comm[16];		/* its name when it took the buffer */
 	pthread_mutex_t read_lock;	/* one reader at a time */
 	struct slim_gate *gate;		/* its set's */
@@ -49,11 +48,8 @@ struct slim_buffer {
 };
 
 struct slim_bufset {
-	/* Read by the record path. */
-	int tracing_on;
-	int clock;			/* enum slim_clock_id */
-	unsigned int slot;
-	uint32_t gen;
+	/* Read by the record path (ABI): tracing_on, clock, slot, gen. */
+	SLIM_ABI_BUFSET
 	/* The control side. */
 	pthread_mutex_t lock;		/* claims and list changes */
 	struct slim_gate gate;		/* readers of its buffers pass it */
@@ -82,18 +78,16 @@ int slim_bufset_set_overwrite(struct slim_bufset *bs, int overwrite);
 
 /* ---- the record path --------------------------------------------------- */
 
-struct slim_thread_slot {
-	struct slim_buffer *b;
-	uint32_t gen;
-};
-
-/* A recording thread's buffers, one slot per set. */
-struct slim_thread {
-	struct slim_thread_slot slot[SLIM_MAX_BUFSETS];
-};
-
-extern __thread struct slim_thread *slim_thread_self
-	__attribute__((tls_model("initial-exec")));
+/* A recording thread's buffers: slim_thread_self, one slot per set (ABI). */
+SLIM_STATIC_ASSERT(offsetof(struct slim_buffer, rb) == offsetof(struct slim_abi_buffer, rb) &&
+		   offsetof(struct slim_buffer, tid) == offsetof(struct slim_abi_buffer, tid),
+		   "ABI: buffer");
+SLIM_STATIC_ASSERT(offsetof(struct slim_bufset, tracing_on) ==
+		   offsetof(struct slim_abi_bufset, tracing_on) &&
+		   offsetof(struct slim_bufset, clock) == offsetof(struct slim_abi_bufset, clock) &&
+		   offsetof(struct slim_bufset, slot) == offsetof(struct slim_abi_bufset, slot) &&
+		   offsetof(struct slim_bufset, gen) == offsetof(struct slim_abi_bufset, gen),
+		   "ABI: buffer set");
 
 /* The first event of this thread in bs; NULL: lost, and counted. */
 SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs);

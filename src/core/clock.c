@@ -10,6 +10,7 @@
  * last few seconds.  Readers on other threads see the table through a
  * seqlock whose every field is an atomic.  docs/clocks.md has the why.
  */
+#include <slimtrace/static/record.h>
 #include "core/clock.h"
 #include "core/fork.h"
 
@@ -35,7 +36,9 @@
 #define CAL_TRIES	16
 
 /* What each clock reads now: "mono" switches to the counter once calibrated. */
-_Atomic int slim_clock_srcs[SLIM_CLOCK_NR] = {
+SLIM_STATIC_ASSERT(SLIM_CLOCK_SRC_COUNTER == SLIM_ABI_CLOCK_COUNTER, "ABI: clock source");
+
+int slim_clock_srcs[SLIM_CLOCK_NR] = {
 	[SLIM_CLOCK_MONO]	= CLOCK_MONOTONIC,
 	[SLIM_CLOCK_MONO_RAW]	= CLOCK_MONOTONIC_RAW,
 	[SLIM_CLOCK_TSC]	= SLIM_CLOCK_HAVE_COUNTER ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC,
@@ -509,7 +512,7 @@ static void clock_setup(void)
 	atomic_store_explicit(&cal.next_due, wtab[0].tsc_base, memory_order_relaxed);
 	pthread_mutex_unlock(&cal_lock);
 	atomic_store(&mono_tsc, 1);
-	atomic_store(&slim_clock_srcs[SLIM_CLOCK_MONO], SLIM_CLOCK_SRC_COUNTER);
+	__atomic_store_n(&slim_clock_srcs[SLIM_CLOCK_MONO], SLIM_CLOCK_SRC_COUNTER, __ATOMIC_SEQ_CST);
 }
 
 int slim_clock_init(void)
@@ -597,8 +600,8 @@ int slim_clock_mono_use_tsc(int on)
 		return -ENODEV;
 	pthread_mutex_lock(&sel_lock);
 	atomic_store(&mono_tsc, !!on);
-	atomic_store(&slim_clock_srcs[SLIM_CLOCK_MONO],
-		     on ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC);
+	__atomic_store_n(&slim_clock_srcs[SLIM_CLOCK_MONO],
+			 on ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&sel_lock);
 	return 0;
 }
@@ -610,7 +613,7 @@ int slim_clock_mono_is_tsc(void)
 
 int slim_clock_raw_is_cycles(enum slim_clock_id id)
 {
-	return atomic_load(&slim_clock_srcs[id]) == SLIM_CLOCK_SRC_COUNTER;
+	return __atomic_load_n(&slim_clock_srcs[id], __ATOMIC_SEQ_CST) == SLIM_CLOCK_SRC_COUNTER;
 }
 
 uint64_t slim_clock_to_ns(enum slim_clock_id id, uint64_t raw)

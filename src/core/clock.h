@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
+#include <slimtrace/compiler.h>
+#include <slimtrace/static/record.h>
 
 /* Internal: reached directly, not through the GOT, from the library. */
 #pragma GCC visibility push(hidden)
@@ -105,25 +107,14 @@ uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
 
 /* What slim_clock_now() reads: a POSIX clock id, or this for the counter. */
 #define SLIM_CLOCK_SRC_COUNTER	(-1)
-extern _Atomic int slim_clock_srcs[SLIM_CLOCK_NR];
+/* slim_clock_srcs[id]: declared in static/record.h, whose fast path reads it. */
 
-#if defined(__x86_64__)
+/* The counter read is the record fast path's (static/record.h). */
+#if SLIM_ABI_FAST_CLOCK
 #define SLIM_CLOCK_HAVE_COUNTER 1
 static inline uint64_t slim_clock_cycles(void)
 {
-	uint32_t lo, hi;
-
-	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-#elif defined(__aarch64__)
-#define SLIM_CLOCK_HAVE_COUNTER 1
-static inline uint64_t slim_clock_cycles(void)
-{
-	uint64_t v;
-
-	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
-	return v;
+	return slim_abi_cycles();
 }
 #else
 #define SLIM_CLOCK_HAVE_COUNTER 0
@@ -150,7 +141,7 @@ static inline uint64_t slim_clock_gettime_ns(int id)
  */
 static inline uint64_t slim_clock_now(enum slim_clock_id id)
 {
-	int src = atomic_load_explicit(&slim_clock_srcs[id], memory_order_relaxed);
+	int src = __atomic_load_n(&slim_clock_srcs[id], __ATOMIC_RELAXED);
 
 	if (src == SLIM_CLOCK_SRC_COUNTER)
 		return slim_clock_cycles();

@@ -91,6 +91,7 @@ static void publish(struct slim_event *ev, struct slim_targets *ts)
 		       ts->t[ts->nr_buffers]->kind == SLIM_TARGET_BUFFERS)
 			ts->nr_buffers++;
 		ts->probe_end = class && class->perf_probe ? ts->nr_buffers : ts->nr;
+		ts->fast = ts->probe_end == 1 && ts->nr_buffers == 1 ? ts->t[0] : NULL;
 		if (!ts->nr) {
 			free(ts);
 			ts = NULL;

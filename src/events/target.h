@@ -13,7 +13,9 @@
 #define SLIM_EVENTS_TARGET_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include <slimtrace/event.h>
+#include <slimtrace/static/record.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -37,10 +39,8 @@ typedef void (*slim_target_fn)(const struct slim_event *ev, const void *rec,
 			       unsigned int len, uint64_t ts_ns, void *data);
 
 struct slim_target {
-	unsigned int kind;
-	unsigned int flags;
-	struct slim_filter *filter;	/* RCU */
-	struct slim_bufset *bufs;	/* SLIM_TARGET_BUFFERS */
+	/* kind, flags, filter (RCU), bufs (SLIM_TARGET_BUFFERS): ABI */
+	SLIM_ABI_TARGET
 	slim_target_fn fn;		/* SLIM_TARGET_CALLBACK */
 	void *data;
 	/* Callbacks: exact counts (atomic). */
@@ -50,12 +50,21 @@ struct slim_target {
 };
 
 /* The array an event's record path walks: buffer targets first. */
+/*
+ * fast: t[0] when it is the only target the probe serves and a buffer
+ * target; nr_buffers: [0, nr_buffers) are SLIM_TARGET_BUFFERS; probe_end:
+ * what the class probe serves.  The four are ABI (static/record.h).
+ */
 struct slim_targets {
-	unsigned int nr;
-	unsigned int nr_buffers;	/* [0, nr_buffers): SLIM_TARGET_BUFFERS */
-	unsigned int probe_end;		/* what the class probe serves */
+	SLIM_ABI_TARGETS
 	struct slim_target *t[];
 };
+
+SLIM_STATIC_ASSERT(offsetof(struct slim_target, flags) == offsetof(struct slim_abi_target, flags) &&
+		   offsetof(struct slim_target, bufs) == offsetof(struct slim_abi_target, bufs),
+		   "ABI: target");
+SLIM_STATIC_ASSERT(offsetof(struct slim_targets, fast) == offsetof(struct slim_abi_targets, fast),
+		   "ABI: targets");
 
 /*
  * Add or remove a target of ev; slim_event_mutex held.  The first of a

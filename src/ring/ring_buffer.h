@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 #include <slimtrace/compiler.h>
+#include <slimtrace/static/record.h>
 #include "ring/page.h"
 
 /* Internal: reached directly, not through the GOT, from the library. */
@@ -48,16 +49,12 @@ struct slim_rb_page {
 
 /* State only the owning thread touches, except the counters (stats). */
 struct slim_rb_writer {
-	struct slim_rb_page *page;	/* page being filled */
-	uint32_t off;			/* bytes used in it, reservation included */
-	uint32_t limit;			/* fast path room: 0 sends it to the slow path */
+	/* page, off (reservation included), limit, ts, written, busy: ABI */
+	SLIM_ABI_WRITER
 	uint32_t resv_off;		/* off before the reservation (discard) */
-	uint64_t ts;			/* time of the last event, reservation included */
 	uint64_t resv_ts;		/* ts before the reservation (discard) */
 	uint64_t seq;			/* sequence number of the page */
 	uint64_t page_first;		/* `written` when the page was started */
-	int busy;			/* a reservation is outstanding */
-	uint64_t written;		/* committed events */
 	uint64_t overwritten;		/* committed events whose page was reused */
 	uint64_t dropped;		/* events refused by the writer itself */
 };
@@ -98,6 +95,24 @@ struct slim_rb {
 	unsigned int nr_pages;
 	int overwrite;
 };
+
+/* The fast path inlined into programs reads these (static/record.h). */
+#define SLIM_RB_ABI(m)							\
+	SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w.m) ==		\
+			   offsetof(struct slim_abi_writer, m), "ABI: writer " #m)
+SLIM_RB_ABI(page);
+SLIM_RB_ABI(off);
+SLIM_RB_ABI(limit);
+SLIM_RB_ABI(ts);
+SLIM_RB_ABI(written);
+SLIM_RB_ABI(busy);
+SLIM_STATIC_ASSERT(offsetof(struct slim_rb_page, commit) ==
+		   offsetof(struct slim_abi_page, commit), "ABI: page commit");
+SLIM_STATIC_ASSERT(offsetof(struct slim_rb_page, data) ==
+		   offsetof(struct slim_abi_page, data), "ABI: page data");
+SLIM_STATIC_ASSERT(SLIM_RB_DATA_SIZE == SLIM_ABI_PAGE_DATA &&
+		   SLIM_RB_EVENT_HDR == SLIM_ABI_EVENT_HDR &&
+		   SLIM_RB_DELTA_MAX == SLIM_ABI_DELTA_MAX, "ABI: page format");
 
 struct slim_rb_stats {
 	uint64_t entries;	/* events in the buffer now */

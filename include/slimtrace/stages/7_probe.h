@@ -8,7 +8,11 @@
  * TP_fast_assign on the record and commits; the commit runs that
  * target's filter first when it has one.  One probe serves every event
  * of the class: the event arrives as the probe's data (seed patch 3).
+ * The common case (one instance, no filter) is reserved and committed
+ * inline, without a call (static/record.h, which is ABI); the record
+ * size is then a constant for a class without dynamic fields.
  */
+
 #define DECLARE_TRACE(name, proto, args)		__SLIM_END
 #define DECLARE_TRACE_NOARGS(name)			__SLIM_END
 #define DEFINE_EVENT(template, name, proto, args)	__SLIM_END
@@ -97,13 +101,15 @@
 		struct slim_event *__ev = (struct slim_event *)__data;	\
 		struct slim_dyn_##name __dyn;				\
 		struct slim_reserve __r;				\
+		struct slim_abi_writer *__w;				\
 		struct slim_entry_##name *__entry;			\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
 		for (__entry = (struct slim_entry_##name *)		\
-			slim_event_reserve(&__r, __ev, __size); __entry; \
+			slim_record_begin(&__w, &__r, __ev, __size,	\
+				__slim_record_fast); __entry;	\
 		     __entry = (struct slim_entry_##name *)		\
-			slim_event_commit_next(&__r)) {			\
+			slim_record_next(__w, &__r)) {			\
 			tstruct						\
 			{ assign; }					\
 		}							\

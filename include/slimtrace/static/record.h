@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ABI — the record fast path, compiled into every program that defines
+ * events.
+ *
+ * The class probe that stage 7 generates calls slim_record_begin() and
+ * slim_record_next() below, so this code and the layouts it reads are
+ * copied into users' objects: they are frozen by the shared library's
+ * soname.  Changing a layout, a constant, or what the fast path
+ * concludes from them needs SLIM_ABI_VERSION (and the soname) bumped.
+ * The library's structs begin with the SLIM_ABI_* members below, in this
+ * order; static asserts next to each (src/) hold them to it.  This is
+ * liburcu's static/ headers' bargain: a few frozen layouts for a record
+ * path with no call into the library.
+ *
+ * The fast path covers the common case: the event feeds one instance's
+ * buffers, unfiltered, the thread already has its buffer there, the
+ * record fits the page being filled and the clock is the cycle counter.
+ * Anything else (no buffer yet, page switch, filter, trigger, several
+ * targets, a consumer, a nested event, another clock) goes through
+ * slim_event_reserve(), out of line, which handles every case.
+ */
+#ifndef SLIMTRACE_STATIC_RECORD_H
+#define SLIMTRACE_STATIC_RECORD_H
+
+#include <stdint.h>
+#include <slimtrace/compiler.h>
+#include <slimtrace/event.h>
+
+SLIM_BEGIN_DECLS
+
+#define SLIM_ABI_VERSION	1
+
+struct slim_rb;
+struct slim_rb_page;
+struct slim_buffer;
+struct slim_bufset;
+struct slim_filter;
+struct slim_target;
+
+/* A ring page: the kernel's buffer_data_page (src/ring/page.h). */
+#define SLIM_ABI_PAGE_HDR	16u
+#define SLIM_ABI_PAGE_DATA	(4096u - SLIM_ABI_PAGE_HDR)
+#define SLIM_ABI_EVENT_HDR	8u	/* type_len 0, delta, length word */
+#define SLIM_ABI_DELTA_BITS	27u
+#define SLIM_ABI_DELTA_MAX	((1u << SLIM_ABI_DELTA_BITS) - 1)
+
+/* The start of struct slim_rb: its writer's hot state. */
+#define SLIM_ABI_WRITER							\
+	struct slim_rb_page *page;	/* page being filled */		\
+	uint32_t off;			/* bytes used in it */		\
+	uint32_t limit;			/* fast path room: 0 sends it slow */ \
+	uint64_t ts;			/* time of the last event */	\
+	uint64_t written;		/* committed events */		\
+	int busy;			/* a reservation is open */
+
+/* The start of struct slim_buffer: a thread's buffer in one set. */
+#define SLIM_ABI_BUFFER							\
+	struct slim_rb *rb;		/* RCU: a resize replaces it */	\
+	int32_t tid;			/* its writer: common_pid */
+
+/* The start of struct slim_bufset: one instance's buffers. */
+#define SLIM_ABI_BUFSET							\
+	int tracing_on;							\
+	int clock;			/* enum slim_clock_id */	\
+	unsigned int slot;		/* in each thread's table */	\
+	uint32_t gen;			/* tells a reused slot apart */
+
+/* The start of struct slim_target: where an event's records go. */
+#define SLIM_ABI_TARGET							\
+	unsigned int kind;						\
+	unsigned int flags;		/* nonzero: not the fast path */ \
+	struct slim_filter *filter;	/* RCU */			\
+	struct slim_bufset *bufs;
+
+/* The start of struct slim_targets: what an event feeds (RCU). */
+#define SLIM_ABI_TARGETS						\
+	/* Its only target, when that is an instance's buffers. */	\
+	struct slim_target *fast;					\
+	unsigned int nr;						\
+	unsigned int nr_buffers;					\
+	unsigned int probe_end;
+
+struct slim_abi_writer { SLIM_ABI_WRITER };
+struct slim_abi_buffer { SLIM_ABI_BUFFER };
+struct slim_abi_bufset { SLIM_ABI_BUFSET };
+struct slim_abi_target { SLIM_ABI_TARGET };
+struct slim_abi_targets { SLIM_ABI_TARGETS };
+
+struct slim_abi_page {
+	uint64_t time_stamp;
+	uint64_t commit;
+	unsigned char data[SLIM_ABI_PAGE_DATA];
+};
+
+/* Each thread's buffers, one slot per buffer set (instance). */
+#define SLIM_MAX_BUFSETS	256
+
+struct slim_thread_slot {
+	struct slim_buffer *b;
+	uint32_t gen;
+};
+
+struct slim_thread {
+	struct slim_thread_slot slot[SLIM_MAX_BUFSETS];
+};
+
+extern SLIM_EXPORT __thread struct slim_thread *slim_thread_self
+	__attribute__((__tls_model__("initial-exec")));
+
+/* What each clock reads: a POSIX clock id, or -1 for the cycle counter. */
+#define SLIM_ABI_CLOCK_COUNTER	(-1)
+extern SLIM_EXPORT int slim_clock_srcs[];
+
+#if defined(__x86_64__)
+# define SLIM_ABI_FAST_CLOCK 1
+static inline uint64_t slim_abi_cycles(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+#elif defined(__aarch64__)
+# define SLIM_ABI_FAST_CLOCK 1
+static inline uint64_t slim_abi_cycles(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+#else
+# define SLIM_ABI_FAST_CLOCK 0
+static inline uint64_t slim_abi_cycles(void)
+{
+	return 0;
+}
+#endif
+
+/* What slim_record_fast() returns: two registers. */
+struct slim_record_room {
+	void *rec;
+	struct slim_abi_writer *w;
+};
+
+/* The writer slim_record_fast() gives when the slow path must run. */
+#define SLIM_RECORD_SLOW	((struct slim_abi_writer *)1)
+
+/*
+ * The fast path's room for a record of size bytes, common header
+ * filled, and the ring's writer for slim_record_next().  No rec and no
+ * writer: nothing to record (no target); no rec and SLIM_RECORD_SLOW:
+ * only slim_event_reserve() can say.
+ */
+static inline __attribute__((__always_inline__)) struct slim_record_room
+slim_record_fast(struct slim_event *ev, unsigned int size)
+{
+	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
+	const struct slim_abi_targets *ts;
+	const struct slim_abi_target *t;
+	const struct slim_abi_bufset *bs;
+	const struct slim_thread *th;
+	const struct slim_thread_slot *s;
+	const struct slim_abi_buffer *b;
+	struct slim_abi_writer *w;
+	struct slim_trace_entry *ent;
+	uint32_t off, esize, *e;
+	uint64_t now, delta;
+
+	ts = (const struct slim_abi_targets *)slim_load_acquire(&ev->targets);
+	if (slim_unlikely(!ts))
+		return none;
+	t = (const struct slim_abi_target *)ts->fast;
+	if (slim_unlikely(!t || SLIM_READ_ONCE(t->flags) || !SLIM_ABI_FAST_CLOCK ||
+			  size - 1 >= SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR))
+		return slow;
+	bs = (const struct slim_abi_bufset *)t->bufs;
+	th = slim_thread_self;
+	if (slim_unlikely(!th))
+		return slow;
+	s = &th->slot[bs->slot];
+	if (slim_unlikely(s->gen != bs->gen || !SLIM_READ_ONCE(bs->tracing_on)))
+		return slow;
+	b = (const struct slim_abi_buffer *)s->b;
+	w = (struct slim_abi_writer *)slim_load_acquire(&b->rb);
+	if (slim_unlikely(w->busy ||
+			  __atomic_load_n(&slim_clock_srcs[bs->clock], __ATOMIC_RELAXED) !=
+			  SLIM_ABI_CLOCK_COUNTER))
+		return slow;
+	w->busy = 1;
+	/* A signal handler that records must see busy before any state. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	now = slim_abi_cycles();
+	off = w->off;
+	esize = SLIM_ABI_EVENT_HDR + ((size + 7) & ~7u);
+	delta = now - w->ts;	/* a clock going back wraps: slow path */
+	if (slim_unlikely(delta > SLIM_ABI_DELTA_MAX || off + esize > w->limit)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		w->busy = 0;
+		return slow;
+	}
+	e = (uint32_t *)(((struct slim_abi_page *)w->page)->data + off);
+	e[0] = (uint32_t)delta << 5;	/* type_len 0: a length word follows */
+	e[1] = esize - 4;		/* which counts itself */
+	w->off = off + esize;
+	w->ts = now;
+	ent = (struct slim_trace_entry *)(e + 2);
+	ent->type = (uint16_t)ev->event.type;
+	ent->flags = 0;
+	ent->preempt_count = 0;
+	ent->pid = b->tid;
+	slow.rec = ent;
+	slow.w = w;
+	return slow;
+}
+
+/*
+ * Room for a record of size bytes (common header filled), or NULL.  On
+ * the fast path *wp is the ring's writer, for slim_record_next();
+ * otherwise *wp is NULL and r went to slim_event_reserve().  fast is
+ * slim_record_fast() or a function that calls it.  Only from a probe,
+ * inside the tracepoint's read-side section.
+ */
+#define slim_record_begin(wp, r, ev, size, fast)			\
+	slim_record_begin_1(wp, r, ev, size, fast(ev, size))
+
+static inline __attribute__((__always_inline__)) void *
+slim_record_begin_1(struct slim_abi_writer **wp, struct slim_reserve *r,
+		    struct slim_event *ev, unsigned int size,
+		    struct slim_record_room room)
+{
+	*wp = room.w;
+	if (slim_likely(room.rec != NULL) || !room.w)
+		return room.rec;
+	*wp = NULL;
+	return slim_event_reserve(r, ev, size);
+}
+
+/* Publish the record; then the next target's room, or NULL when done. */
+static inline __attribute__((__always_inline__)) void *
+slim_record_next(struct slim_abi_writer *w, struct slim_reserve *r)
+{
+	if (slim_likely(w != NULL)) {
+		struct slim_abi_page *page = (struct slim_abi_page *)w->page;
+
+		__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
+		SLIM_WRITE_ONCE(w->written, w->written + 1);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		w->busy = 0;
+		return NULL;
+	}
+	return slim_event_commit_next(r);
+}
+
+SLIM_END_DECLS
+
+#endif /* SLIMTRACE_STATIC_RECORD_H */

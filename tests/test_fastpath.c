@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The record path inlined into class probes (include/slimtrace/static/
+ * record.h): which events take it, which leave it for
+ * slim_event_reserve() (counted here by wrapping it), and that both
+ * write the same records and count every event: written + dropped ==
+ * fired, a signal handler's events included.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+#include <slimtrace/ctl.h>
+#include "buffers/buffer.h"
+#include "check.h"
+#include "sample_events.h"
+
+static unsigned long slow_calls;
+
+void *__real_slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
+				unsigned int size);
+
+void *__wrap_slim_event_reserve(struct slim_reserve *r, struct slim_event *ev,
+				unsigned int size)
+{
+	__atomic_fetch_add(&slow_calls, 1, __ATOMIC_RELAXED);
+	return __real_slim_event_reserve(r, ev, size);
+}
+
+static char *last_text;
+
+static const char *rd(const char *path)
+{
+	free(last_text);
+	last_text = slim_ctl_read(path);
+	return last_text ? last_text : "";
+}
+
+static void wr(const char *path, const char *text)
+{
+	int ret = slim_ctl_write(path, text);
+
+	if (ret < 0)
+		fprintf(stderr, "write '%s' to %s: %s\n", text, path, strerror(-ret));
+	CHECK_EQ_INT(ret, 0);
+}
+
+static uint64_t written_top(void)
+{
+	struct slim_rb_stats st;
+
+	slim_bufset_stats(&slim_bufset_top, &st);
+	return st.written;
+}
+
+/* Fire n events; how many left the fast path. */
+static unsigned long fire(int n)
+{
+	unsigned long before = slow_calls;
+	int i;
+
+	for (i = 0; i < n; i++)
+		trace_sample_first(i, 1000L + i);
+	return slow_calls - before;
+}
+
+/* One instance, no filter: only a buffer's first event and page switches go slow. */
+static void test_fast(void)
+{
+	char want[64];
+	uint64_t w0;
+	unsigned long slow;
+
+	wr("trace", "");
+	wr("events/sample/sample_first/enable", "1");
+	w0 = written_top();
+	slow = fire(1000);
+	CHECK_EQ_INT(written_top() - w0, 1000);
+	/* 32 bytes an event, 4080 a page: about 8 page switches. */
+	CHECK(slow >= 1);
+	CHECK(slow <= 20);
+	snprintf(want, sizeof(want), "-%d ", (int)gettid());
+	CHECK(strstr(rd("trace"), want) != NULL);
+	CHECK(strstr(rd("trace"), "a=999 b=1999") != NULL);
+	CHECK(strstr(rd("trace"), "a=0 b=1000") != NULL);
+}
+
+/* What the fast path does not take goes slow, and records the same. */
+static void test_slow_cases(void)
+{
+	uint64_t w0;
+
+	/* A filter: the commit runs it. */
+	wr("trace", "");
+	wr("events/sample/sample_first/filter", "a >= 500");
+	w0 = written_top();
+	CHECK_EQ_INT(fire(1000), 1000);
+	CHECK_EQ_INT(written_top() - w0, 500);
+	CHECK(strstr(rd("trace"), "a=499 ") == NULL);
+	CHECK(strstr(rd("trace"), "a=500 b=1500") != NULL);
+	wr("events/sample/sample_first/filter", "0");
+	CHECK(fire(100) <= 5);
+
+	/* tracing_on 0: nothing recorded. */
+	w0 = written_top();
+	wr("tracing_on", "0");
+	fire(100);
+	CHECK_EQ_INT(written_top() - w0, 0);
+	wr("tracing_on", "1");
+
+	/* Two instances: the generic loop writes each. */
+	CHECK_EQ_INT(slim_ctl_mkdir("instances/fp"), 0);
+	wr("instances/fp/events/sample/sample_first/enable", "1");
+	w0 = written_top();
+	CHECK_EQ_INT(fire(300), 300);
+	CHECK_EQ_INT(written_top() - w0, 300);
+	CHECK(strstr(rd("instances/fp/trace"), "a=299 b=1299") != NULL);
+	wr("events/sample/sample_first/enable", "0");
+	/* The instance alone: fast again, into its own buffers. */
+	CHECK(fire(300) <= 10);
+	CHECK(strstr(rd("instances/fp/trace"), "a=299 b=1299") != NULL);
+	CHECK_EQ_INT(slim_ctl_rmdir("instances/fp"), 0);
+	wr("events/sample/sample_first/enable", "1");
+
+	/* A clock other than the cycle counter: slow, recorded. */
+	wr("trace_clock", "mono_raw");
+	wr("trace", "");
+	w0 = written_top();
+	CHECK_EQ_INT(fire(200), 200);
+	CHECK_EQ_INT(written_top() - w0, 200);
+	wr("trace_clock", "mono");
+	wr("trace", "");
+	CHECK(fire(200) <= 5);
+}
+
+/* ---- a signal handler's events land in the middle of the fast path ---- */
+
+static volatile sig_atomic_t handler_fired;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	trace_sample_second(-1, -1);
+	handler_fired++;
+}
+
+static void test_signals(void)
+{
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
+	struct slim_rb_stats st0, st;
+	long main_fired = 0;
+	int round;
+
+	wr("trace", "");
+	wr("buffer_size_kb", "8192");
+	wr("events/sample/sample_second/enable", "1");
+	slim_bufset_stats(&slim_bufset_top, &st0);
+	signal(SIGALRM, on_alarm);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (round = 0; round < 200 && handler_fired < 200; round++) {
+		int i;
+
+		for (i = 0; i < 2000; i++)
+			trace_sample_first(i, i);
+		main_fired += 2000;
+	}
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	signal(SIGALRM, SIG_DFL);
+	slim_bufset_stats(&slim_bufset_top, &st);
+	CHECK(handler_fired > 0);
+	/* Every event is written or dropped (a nested one), none uncounted. */
+	CHECK_EQ_INT((st.written - st0.written) + (st.dropped - st0.dropped),
+		     main_fired + handler_fired);
+	wr("events/sample/sample_second/enable", "0");
+}
+
+int main(void)
+{
+	check_watchdog("fastpath", 120);
+	test_fast();
+	test_slow_cases();
+	test_signals();
+	wr("events/sample/sample_first/enable", "0");
+	free(last_text);
+	return check_done("fastpath");
+}
