@@ -31,6 +31,12 @@ $(RECORD_BENCH_SO): bench/record_profile.c bench/record_events.c bench/record_ev
 	$(CC) $(CPPFLAGS) -Ibench $(ALL_CFLAGS) -o $@ bench/record_profile.c \
 		bench/record_events.c -L$(B) -Wl,-rpath,$(abspath $(B)) -lslimtrace
 
+# A disabled call site in a small function, disassembled by compare.py.
+CALLSITE_OBJ := $(BENCH_OUT)/callsite.o
+$(CALLSITE_OBJ): bench/callsite.c bench/record_events.h $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ibench $(CSTD) -O2 $(WARN) -fPIE -c -o $@ $<
+
 # Build commands as in each file's header; the ring buffer's page switch
 # now ticks the clock calibration, hence src/core/clock.c for rb_bench.
 $(BENCH_OUT)/rb_bench: bench/rb_bench.c src/ring/ring_buffer.c src/ring/page.c src/core/clock.c \
@@ -49,7 +55,7 @@ $(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fie
 		src/core/fields.c -o $@
 
 .PHONY: bench-build bench-profile bench-baseline
-bench-build: $(RECORD_BENCH) $(RECORD_BENCH_SO) $(BENCH_PARTS)
+bench-build: $(RECORD_BENCH) $(RECORD_BENCH_SO) $(CALLSITE_OBJ) $(BENCH_PARTS)
 
 # The previous release's record_bench, built from git beside this tree's
 # so that both are measured in the same run (the record path must not get

@@ -35,9 +35,14 @@ TARGETS = {
     "disabled": 1.05,       # disabled / empty loop, at most
     "scaling": 1.8,         # 2-thread / 1-thread throughput, at least
     "net": 3.0,             # 2int ns minus its clock read, at most
-    "lttng_gettime": 2.5,   # LTTng / slimtrace, same clock, at least
-    "lttng_counter": 5.0,   # LTTng / slimtrace on the cycle counter
+    "lttng_gettime": 3.5,   # LTTng / slimtrace, same clock, at least
+    "lttng_counter": 6.0,   # LTTng / slimtrace on the cycle counter
     "pred1": 3.0,           # ns a one-predicate filter adds, at most
+    "pred5": 10.0,          # ns five predicates add, at most
+    "reject": 1.05,         # rejecting / passing filter, at most (noise)
+    "floor": 1.3,           # 2int recorded / the floor loop, at most
+    "instr": 70,            # instructions per recorded 2int, at most
+    "instr_pred1": 35,      # instructions a one-predicate filter adds
 }
 
 out_lines = []  # the report, for results.txt
@@ -165,6 +170,8 @@ def slim_line(res, line):
         res["sessions"][f["kind"]] = merge(res["sessions"].get(f["kind"]), f)
     elif kind == "memory":
         res["memory"] = f
+    elif kind == "floor":
+        res["floor"] = merge(res.get("floor"), f)
 
 
 def slim_cmds(events, nruns):
@@ -173,7 +180,7 @@ def slim_cmds(events, nruns):
     cmds = [base + ["clock", "loop"]]
     for c in CLOCKS:
         cmds.append(["-c", c] + base + ["record"] +
-                    (["filter", "sessions"] if c == "mono_tsc" else []))
+                    (["filter", "sessions", "floor"] if c == "mono_tsc" else []))
     return cmds
 
 
@@ -232,7 +239,7 @@ PARTS = [  # (part, test on "file:function"), first match wins
 
 
 def callgrind(args, what, n):
-    fn = "fire_str" if what == "str" else "fire_2int"
+    fn = {"str": "fire_str", "floor": "fire_floor"}.get(what, "fire_2int")
     outf = os.path.join(args.out, "callgrind.%s.out" % what)
     try:
         p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + outf,
@@ -385,6 +392,13 @@ def report_record(s, summ):
             ns = runs(f, "ns")
             summ.add("2int recording minus clock read (%s)" % clock, "3 ns", "<=",
                      TARGETS["net"], med(ns) - med(ck), min(ns) - min(ck), "ns")
+    fl, f = s.get("floor"), rec.get(("2int", 1, "mono_tsc"))
+    if fl and f:
+        v, b = runs(f, "ns"), runs(fl, "ns")
+        say("  the floor loop (rdtsc + three stores into a page): %.2f ns/event (best %.2f);"
+            " 2int mono_tsc / floor: %.2fx" % (med(b), min(b), med(v) / med(b)))
+        summ.add("2int recorded / floor loop (mono_tsc)", "%.1fx" % TARGETS["floor"], "<=",
+                 TARGETS["floor"], med(v) / med(b), min(v) / min(b), "x")
     say()
 
 
@@ -457,6 +471,14 @@ def report_filter(s, summ):
         if kind == "pred1":
             summ.add("1-predicate filter adds", "3 ns", "<=", TARGETS["pred1"], add,
                      min(v) - min(base), "ns")
+        if kind == "pred5":
+            summ.add("5-predicate filter adds", "10 ns", "<=", TARGETS["pred5"], add,
+                     min(v) - min(base), "ns")
+    if "reject" in flt and "pred1" in flt:
+        rj, p1 = runs(flt["reject"], "ns"), runs(flt["pred1"], "ns")
+        summ.add("rejecting / passing 1-predicate filter", "1.05x", "<=",
+                 TARGETS["reject"], paired(rj, p1, lambda x, y: x / y),
+                 min(rj) / min(p1), "x")
     say("  +ns, ratio: median over rounds, each run against the unfiltered run beside it")
     say()
 
@@ -512,6 +534,49 @@ def report_memory(s):
     say()
 
 
+def hot_code(obj, fn):
+    """Instructions and bytes of fn's hot part (.text; .cold is elsewhere)."""
+    try:
+        d = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-j", ".text", obj],
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           timeout=60).stdout
+        n = subprocess.run(["nm", "-S", obj], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    size = next((int(w[1], 16) for w in (ln.split() for ln in n.splitlines())
+                 if len(w) == 4 and w[3] == fn), None)
+    m = re.search(r"^([0-9a-f]+) <%s>:\n(.*?)(?:\n\n|\Z)" % re.escape(fn), d, re.S | re.M)
+    if size is None or not m:
+        return None
+    end = int(m.group(1), 16) + size
+    insns = 0
+    for line in m.group(2).splitlines():
+        w = line.split("\t")
+        if len(w) >= 2 and int(w[0].strip().rstrip(":"), 16) < end and "nop" not in w[1]:
+            insns += 1
+    return insns, size
+
+
+def report_callsite(args, summ):
+    obj = os.path.join(os.path.dirname(args.bin), "callsite.o")
+    say("== Disabled call site in a small function (bench/callsite.c, -O2, hot code) ==")
+    a, b = hot_code(obj, "callsite_plain"), hot_code(obj, "callsite_traced")
+    if not a or not b:
+        say("  SKIP: %s not built or not readable" % obj)
+        summ.add_text("disabled call site adds, instructions", "<= 3", "-", "SKIP")
+        return
+    di, db = b[0] - a[0], b[1] - a[1]
+    say("  without the call %d instructions, %d bytes; with it %d, %d: +%d, +%d bytes"
+        % (a[0], a[1], b[0], b[1], di, db))
+    say("  (static counts of the function's hot part; the call itself is in .text.unlikely)")
+    say()
+    summ.add_text("disabled call site adds, instructions", "<= 3", "%d" % di,
+                  "PASS" if di <= 3 else "MISS")
+    summ.add_text("disabled call site adds, hot bytes", "<= 16", "%d" % db,
+                  "PASS" if db <= 16 else "MISS")
+
+
 def report_profile(prof, summ=None):
     say("== Where the instructions go (valgrind callgrind, instructions per event,"
         " clock mono_tsc) ==")
@@ -527,9 +592,17 @@ def report_profile(prof, summ=None):
     if summ is None:
         return
     st, sh = prof.get("2int"), prof.get("2int, shared library")
+    f1, fl = prof.get("2int-f1"), prof.get("floor loop")
     if st and st[0] is not None:
-        summ.add_text("2int recorded: instructions per event", "<= 70", "%.1f" % st[1],
-                      "PASS" if st[1] <= 70 else "MISS")
+        summ.add_text("2int recorded: instructions per event", "<= %d" % TARGETS["instr"],
+                      "%.1f" % st[1], "PASS" if st[1] <= TARGETS["instr"] else "MISS")
+    if st and f1 and st[0] is not None and f1[0] is not None:
+        d = f1[1] - st[1]
+        summ.add_text("1-predicate filter adds, instructions",
+                      "<= %d" % TARGETS["instr_pred1"], "%.1f" % d,
+                      "PASS" if d <= TARGETS["instr_pred1"] else "MISS")
+    if fl and fl[0] is not None:
+        say("  the floor loop (rdtsc + three stores): %.1f instructions per event" % fl[1])
     if st and sh and st[0] is not None and sh[0] is not None:
         r = sh[1] / st[1]
         summ.add_text("shared / static library, instructions", "<= 1.05x", "%.3fx" % r,
@@ -557,6 +630,7 @@ def profiles(args, n):
     prof = {}
     for what in ("2int", "2int-f1", "str"):
         prof[what] = callgrind(args, what, n)
+    prof["floor loop"] = callgrind(args, "floor", n)
     shared = os.path.join(os.path.dirname(args.bin), "record_profile")
     if os.path.exists(shared):
         prof["2int, shared library"] = callgrind(
@@ -632,6 +706,7 @@ def main():
     report_sessions(s, base, summary)
     report_memory(s)
     report_profile(prof, summary)
+    report_callsite(args, summary)
     summary.print()
 
     path = os.path.join(args.out, "results.txt")

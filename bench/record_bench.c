@@ -19,9 +19,11 @@
  *   sessions  bench_2int on 1 thread into: the top level only, the top
  *             level and an instance, one consumer callback that does
  *             nothing (and no buffer), the top level and that consumer
- *   profile EV N   record N events of EV (2int, str, 2int-f1) on this
- *             thread and nothing else: for valgrind --tool=callgrind
- *             --toggle-collect=fire_*
+ *   floor     the floor loop: rdtsc and three stores per event into a
+ *             page of its own, what any record path must do
+ *   profile EV N   record N events of EV (2int, str, 2int-f1; floor: the
+ *             floor loop) on this thread and nothing else: for valgrind
+ *             --tool=callgrind --toggle-collect=fire_*
  *
  * Lines starting "slim " are results; they carry every run's value
  * (name_runs=a,b,...), runs of different measurements interleaved, so
@@ -391,6 +393,45 @@ static void bench_loop(void)
 	printf("slim loop iters=%ld", n);
 	print_runs("empty", empty, nr_runs);
 	print_runs("disabled", disabled, nr_runs);
+	printf("\n");
+}
+
+/* ---- the floor: what recording an event must do at the least ---------- */
+
+/*
+ * rdtsc and three stores (a header word with the stamp, a, b) into a
+ * page-sized ring of its own: the loop a record path is measured
+ * against (issue 12's "floor"), in the same process and run.  Not
+ * static: the compiler would otherwise drop stores nothing reads.
+ */
+uint64_t floor_ring[SLIM_RB_PAGE_SIZE / 8];
+
+static __attribute__((noinline)) void fire_floor(long n)
+{
+	unsigned int off = 0;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ts = slim_clock_cycles();
+
+		floor_ring[off] = ts << 5 | 7;
+		floor_ring[off + 1] = (uint64_t)i;
+		floor_ring[off + 2] = (uint64_t)i;
+		off = off + 6 <= SLIM_RB_PAGE_SIZE / 8 ? off + 3 : 0;
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+static void bench_floor(void)
+{
+	double ns[MAX_RUNS];
+	int r;
+
+	fire_floor(nr_events / 10);	/* warm up */
+	for (r = 0; r < nr_runs; r++)
+		ns[r] = time_loop(fire_floor, nr_events);
+	printf("slim floor events=%ld", nr_events);
+	print_runs("ns", ns, nr_runs);
 	printf("\n");
 }
 
@@ -805,6 +846,9 @@ static void profile(const char *what, long n)
 			ctl("events/bench/bench_2int/filter", "a >= 0");
 		fire_2int(10);	/* the thread's first event claims its buffer */
 		fire_2int(n);
+	} else if (strcmp(what, "floor") == 0) {
+		fire_floor(10);
+		fire_floor(n);
 	} else if (strcmp(what, "str") == 0) {
 		ctl("events/bench/bench_str/enable", "1");
 		fire_str(10);
@@ -823,7 +867,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: record_bench [-c CLOCK] [-e EVENTS] [-r RUNS] "
 		"clock|loop|record|filter|memory|sessions...\n"
-		"       record_bench profile 2int|2int-f1|str N\n");
+		"       record_bench profile 2int|2int-f1|str|floor N\n");
 	exit(2);
 }
 
@@ -864,6 +908,8 @@ int main(int argc, char **argv)
 			bench_memory();
 		else if (strcmp(argv[i], "sessions") == 0)
 			bench_sessions();
+		else if (strcmp(argv[i], "floor") == 0)
+			bench_floor();
 		else
 			usage();
 	}
