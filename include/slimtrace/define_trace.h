@@ -79,6 +79,12 @@ __slim_record_fast(struct slim_event *ev, unsigned int size)
 {
 	return slim_record_fast(ev, size);
 }
+
+static __attribute__((__noinline__, __unused__)) void
+__slim_record_commit(struct slim_abi_writer *w)
+{
+	slim_record_commit(w);
+}
 #endif
 
 /* Generated code takes every argument, whether the event uses it or not. */

@@ -12,6 +12,7 @@
  * its delivery lost (counted), as a nested event in a ring is.
  */
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -229,6 +230,41 @@ static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)
 SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
 {
 	commit(r);
+}
+
+/*
+ * The inlined fast path's commit when its target has a filter: the
+ * filter reads the record where it lies in the ring, which is then
+ * published or rolled back, as the kernel filters its events.  The
+ * reservation says which target it was made for (resv_target).
+ */
+SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w) == 0, "ABI: a ring starts with its writer");
+
+SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *aw)
+{
+	struct slim_rb *rb = (struct slim_rb *)aw;
+	struct slim_target *t = rb->w.resv_target;
+	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	struct slim_filter_ctx ctx;
+
+	int keep;
+
+	if (f) {
+		/* The payload, padding to 8 bytes included. */
+		keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
+		if (slim_unlikely(keep < 0)) {
+			ctx.comm = slim_filter_needs_comm(f) ?
+				   slim_bufset_buffer(t->bufs)->comm : NULL;
+			ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
+			keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
+		}
+		if (!keep) {
+			slim_rb_discard_fast(rb);
+			return;
+		}
+	}
+	slim_rb_commit(rb);
 }
 
 /* The targets after the first: the uncommon case, out of the way. */

@@ -99,6 +99,10 @@ struct slim_filter {
 	unsigned int nr;
 	int integers_only;	/* every predicate is PK_NUM: the fast loop */
 	int needs_cpu;		/* reads the CPU pseudo-field */
+	int needs_comm;		/* reads the COMM pseudo-field */
+	/* One integer predicate: what its result keeps (match_one). */
+	int single;
+	uint8_t keep_if_true, keep_if_false;
 	struct pred *preds;
 	char *text;
 	char *patterns;
@@ -1273,6 +1277,12 @@ static int finish(struct compiler *c, struct slim_filter **out)
 		f->integers_only &= c->preds[i].kind == PK_NUM;
 		f->needs_cpu |= c->preds[i].kind == PK_CPU ||
 				c->preds[i].kind == PK_CPU_CPUS;
+		f->needs_comm |= c->preds[i].kind == PK_STR_COMM;
+	}
+	f->single = f->integers_only && f->nr == 1;
+	if (f->single) {
+		f->keep_if_true = f->preds[0].on_true == f->nr;
+		f->keep_if_false = f->preds[0].on_false == f->nr;
 	}
 	f->patterns = c->pat;
 	f->masks = c->mask;
@@ -1333,6 +1343,11 @@ void slim_filter_free(struct slim_filter *f)
 	free(f->masks);
 	free(f->text);
 	free(f);
+}
+
+int slim_filter_needs_comm(const struct slim_filter *f)
+{
+	return f->needs_comm;
 }
 
 int slim_filter_needs_cpu(const struct slim_filter *f)
@@ -1627,15 +1642,35 @@ static int eval_string(const struct pred *p, const unsigned char *rec,
 static inline int load_int(const struct pred *p, const unsigned char *rec,
 			   unsigned int len, uint64_t *out)
 {
+	const unsigned char *at = rec + p->offset;
 	uint64_t v;
+	uint32_t v4;
+	uint16_t v2;
 
-	if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && p->offset + 8u <= len)
-		memcpy(&v, rec + p->offset, sizeof(v));
-	else if (p->end <= len)
-		v = slim_load_uint(rec + p->offset, p->size);
-	else
+	if (slim_unlikely(p->end > len))
 		return 0;
-	v &= p->width_mask;
+	/*
+	 * The field's own width: a wider load would read bytes the probe
+	 * did not just store, and wait for the store buffer to drain.
+	 */
+	switch (p->size) {
+	case 4:
+		memcpy(&v4, at, 4);
+		v = v4;
+		break;
+	case 8:
+		memcpy(&v, at, 8);
+		break;
+	case 2:
+		memcpy(&v2, at, 2);
+		v = v2;
+		break;
+	case 1:
+		v = *at;
+		break;
+	default:
+		v = slim_load_uint(at, p->size) & p->width_mask;
+	}
 	*out = (v ^ p->sign_bit) - p->sign_bit;
 	return 1;
 }
@@ -1769,6 +1804,44 @@ static inline int int_pred(const struct pred *p, const unsigned char *rec,
 	return load_int(p, rec, len, &x) && compare(p, x);
 }
 
+/*
+ * One integer predicate, the most common filter: its own compare, as the
+ * kernel picks a function per operator and type, and no table walk.
+ */
+static inline int match_one(const struct slim_filter *f, const unsigned char *rec,
+			    unsigned int len)
+{
+	const struct pred *p = f->preds;
+	uint64_t x;
+	int hit;
+
+	if (!load_int(p, rec, len, &x))
+		return f->keep_if_false;
+	switch (p->op) {
+	case OP_EQ:
+		hit = x == p->val;
+		break;
+	case OP_NE:
+		hit = x != p->val;
+		break;
+	case OP_LT:
+		hit = (x ^ p->bias) < (p->val ^ p->bias);
+		break;
+	case OP_LE:
+		hit = (x ^ p->bias) <= (p->val ^ p->bias);
+		break;
+	case OP_GT:
+		hit = (x ^ p->bias) > (p->val ^ p->bias);
+		break;
+	case OP_GE:
+		hit = (x ^ p->bias) >= (p->val ^ p->bias);
+		break;
+	default:	/* OP_BAND */
+		hit = (x & p->val) != 0;
+	}
+	return hit ? f->keep_if_true : f->keep_if_false;
+}
+
 /* Filters of integer compares only: a leaf loop, nothing to call. */
 static inline int match_integers(const struct slim_filter *f,
 				 const unsigned char *rec, unsigned int len)
@@ -1804,10 +1877,16 @@ match_any(const struct slim_filter *f, const unsigned char *rec,
 	return i == n;
 }
 
+const struct slim_filter_ctx slim_filter_ctx_unknown;
+
 int slim_filter_match(const struct slim_filter *f, const void *rec,
 		      unsigned int len, const struct slim_filter_ctx *ctx)
 {
+	if (slim_likely(f->single))
+		return match_one(f, rec, len);
 	if (slim_likely(f->integers_only))
 		return match_integers(f, rec, len);
+	if (ctx == &slim_filter_ctx_unknown && (f->needs_comm || f->needs_cpu))
+		return -1;
 	return match_any(f, rec, len, ctx);
 }

@@ -89,11 +89,16 @@ int slim_filter_compile(const struct slim_field_table *t, const char *expr,
 /*
  * 1 keep, 0 discard. Reads only rec[0..len): a field or a __data_loc
  * string outside the record reads as empty (numbers: the predicate is
- * false). Safe from any number of threads at once.
+ * false). Safe from any number of threads at once.  ctx NULL: COMM ""
+ * and CPU 0.  ctx &slim_filter_ctx_unknown: -1 when the filter reads
+ * COMM or CPU, which the caller then finds (they cost to find).
  */
+extern const struct slim_filter_ctx slim_filter_ctx_unknown;
 int slim_filter_match(const struct slim_filter *f, const void *rec,
 		      unsigned int len, const struct slim_filter_ctx *ctx);
 
+/* Does the filter read the COMM pseudo-field (the thread's name)? */
+int slim_filter_needs_comm(const struct slim_filter *f);
 /* Does the filter read the CPU pseudo-field?  (Finding the CPU costs.) */
 int slim_filter_needs_cpu(const struct slim_filter *f);
 

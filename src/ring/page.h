@@ -98,6 +98,16 @@ static inline uint32_t slim_page_hdr(unsigned int type, uint32_t delta)
 #endif
 }
 
+/* The time delta of a header slim_page_hdr() made. */
+static inline uint32_t slim_page_hdr_delta(uint32_t hdr)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return hdr & SLIM_PAGE_DELTA_MAX;
+#else
+	return hdr >> 5;
+#endif
+}
+
 /* A time extend of delta (below SLIM_PAGE_EXTEND_MAX) at p: 8 bytes. */
 static inline void slim_page_put_extend(void *p, uint64_t delta)
 {

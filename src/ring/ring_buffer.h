@@ -49,9 +49,11 @@ struct slim_rb_page {
 
 /* State only the owning thread touches, except the counters (stats). */
 struct slim_rb_writer {
-	/* page, off (reservation included), limit, ts, written, busy: ABI */
+	/*
+	 * page, off (reservation included), limit, ts, written, busy,
+	 * resv_off (off before the reservation), resv_target: ABI
+	 */
 	SLIM_ABI_WRITER
-	uint32_t resv_off;		/* off before the reservation (discard) */
 	uint64_t resv_ts;		/* ts before the reservation (discard) */
 	uint64_t seq;			/* sequence number of the page */
 	uint64_t page_first;		/* `written` when the page was started */
@@ -106,6 +108,8 @@ SLIM_RB_ABI(limit);
 SLIM_RB_ABI(ts);
 SLIM_RB_ABI(written);
 SLIM_RB_ABI(busy);
+SLIM_RB_ABI(resv_off);
+SLIM_RB_ABI(resv_target);
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb_page, commit) ==
 		   offsetof(struct slim_abi_page, commit), "ABI: page commit");
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb_page, data) ==
@@ -283,6 +287,20 @@ static inline void slim_rb_discard(struct slim_rb *rb)
 		w->limit = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
+}
+
+/*
+ * Drop a reservation that the inlined fast path made: it keeps resv_off
+ * but not resv_ts, which the event's own time delta gives back.
+ */
+static inline void slim_rb_discard_fast(struct slim_rb *rb)
+{
+	struct slim_rb_writer *w = &rb->w;
+	uint32_t hdr;
+
+	memcpy(&hdr, w->page->data + w->resv_off, sizeof(hdr));
+	w->resv_ts = w->ts - slim_page_hdr_delta(hdr);
+	slim_rb_discard(rb);
 }
 
 #pragma GCC visibility pop

@@ -109,7 +109,7 @@
 			slim_record_begin(&__w, &__r, __ev, __size,	\
 				__slim_record_fast); __entry;	\
 		     __entry = (struct slim_entry_##name *)		\
-			slim_record_next(__w, &__r)) {			\
+			slim_record_next(__w, &__r, __slim_record_commit)) { \
 			tstruct						\
 			{ assign; }					\
 		}							\

@@ -14,11 +14,12 @@
  * path with no call into the library.
  *
  * The fast path covers the common case: the event feeds one instance's
- * buffers, unfiltered, the thread already has its buffer there, the
- * record fits the page being filled and the clock is the cycle counter.
- * Anything else (no buffer yet, page switch, filter, trigger, several
- * targets, a consumer, a nested event, another clock) goes through
- * slim_event_reserve(), out of line, which handles every case.
+ * buffers, the thread already has its buffer there, the record fits the
+ * page being filled and the clock is the cycle counter.  A filter is run
+ * on the record at commit, out of line, which then publishes it or rolls
+ * the ring back (the kernel's way).  Anything else (no buffer yet, page
+ * switch, trigger, several targets, a consumer, a nested event, another
+ * clock) goes through slim_event_reserve(), which handles every case.
  */
 #ifndef SLIMTRACE_STATIC_RECORD_H
 #define SLIMTRACE_STATIC_RECORD_H
@@ -52,7 +53,9 @@ struct slim_target;
 	uint32_t limit;			/* fast path room: 0 sends it slow */ \
 	uint64_t ts;			/* time of the last event */	\
 	uint64_t written;		/* committed events */		\
-	int busy;			/* a reservation is open */
+	int busy;			/* a reservation is open */	\
+	uint32_t resv_off;		/* where the open one starts */	\
+	struct slim_target *resv_target; /* whose filter it waits for */
 
 /* The start of struct slim_buffer: a thread's buffer in one set. */
 #define SLIM_ABI_BUFFER							\
@@ -69,7 +72,7 @@ struct slim_target;
 /* The start of struct slim_target: where an event's records go. */
 #define SLIM_ABI_TARGET							\
 	unsigned int kind;						\
-	unsigned int flags;		/* nonzero: not the fast path */ \
+	unsigned int flags;		/* beyond FILTERED: not the fast path */ \
 	struct slim_filter *filter;	/* RCU */			\
 	struct slim_bufset *bufs;
 
@@ -80,6 +83,9 @@ struct slim_target;
 	unsigned int nr;						\
 	unsigned int nr_buffers;					\
 	unsigned int probe_end;
+
+/* The one target flag the fast path takes: the commit runs the filter. */
+#define SLIM_ABI_TARGET_FILTERED	1u
 
 struct slim_abi_writer { SLIM_ABI_WRITER };
 struct slim_abi_buffer { SLIM_ABI_BUFFER };
@@ -167,12 +173,16 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	struct slim_trace_entry *ent;
 	uint32_t off, esize, *e;
 	uint64_t now, delta;
+	unsigned int fl;
 
 	ts = (const struct slim_abi_targets *)slim_load_acquire(&ev->targets);
 	if (slim_unlikely(!ts))
 		return none;
 	t = (const struct slim_abi_target *)ts->fast;
-	if (slim_unlikely(!t || SLIM_READ_ONCE(t->flags) || !SLIM_ABI_FAST_CLOCK ||
+	if (slim_unlikely(!t))
+		return slow;
+	fl = SLIM_READ_ONCE(t->flags);
+	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_FAST_CLOCK ||
 			  size - 1 >= SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR))
 		return slow;
 	bs = (const struct slim_abi_bufset *)t->bufs;
@@ -193,6 +203,9 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	now = slim_abi_cycles();
 	off = w->off;
+	/* For a filter's commit: which target, and where the record starts. */
+	w->resv_target = ts->fast;
+	w->resv_off = off;
 	esize = SLIM_ABI_EVENT_HDR + ((size + 7) & ~7u);
 	delta = now - w->ts;	/* a clock going back wraps: slow path */
 	if (slim_unlikely(delta > SLIM_ABI_DELTA_MAX || off + esize > w->limit)) {
@@ -201,7 +214,12 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 		return slow;
 	}
 	e = (uint32_t *)(((struct slim_abi_page *)w->page)->data + off);
-	e[0] = (uint32_t)delta << 5;	/* type_len 0: a length word follows */
+	/* type_len 0 (a length word follows), in the kernel's bit order. */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	e[0] = (uint32_t)delta;
+#else
+	e[0] = (uint32_t)delta << 5;
+#endif
 	e[1] = esize - 4;		/* which counts itself */
 	w->off = off + esize;
 	w->ts = now;
@@ -211,7 +229,8 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	ent->preempt_count = 0;
 	ent->pid = b->tid;
 	slow.rec = ent;
-	slow.w = w;
+	/* Tagged when filtered: slim_record_commit() then asks the filter. */
+	slow.w = (struct slim_abi_writer *)((uintptr_t)w | fl);
 	return slow;
 }
 
@@ -237,21 +256,34 @@ slim_record_begin_1(struct slim_abi_writer **wp, struct slim_reserve *r,
 	return slim_event_reserve(r, ev, size);
 }
 
-/* Publish the record; then the next target's room, or NULL when done. */
-static inline __attribute__((__always_inline__)) void *
-slim_record_next(struct slim_abi_writer *w, struct slim_reserve *r)
-{
-	if (slim_likely(w != NULL)) {
-		struct slim_abi_page *page = (struct slim_abi_page *)w->page;
+/* A filtered target's commit: its filter decides (static/record.h). */
+SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *w);
 
-		__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
-		SLIM_WRITE_ONCE(w->written, w->written + 1);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		w->busy = 0;
-		return NULL;
+/* Publish the record the fast path reserved, or let its filter decide. */
+static inline __attribute__((__always_inline__)) void
+slim_record_commit(struct slim_abi_writer *w)
+{
+	struct slim_abi_page *page;
+
+	if (slim_unlikely((uintptr_t)w & SLIM_ABI_TARGET_FILTERED)) {
+		slim_record_commit_filtered((struct slim_abi_writer *)
+					    ((uintptr_t)w & ~(uintptr_t)SLIM_ABI_TARGET_FILTERED));
+		return;
 	}
-	return slim_event_commit_next(r);
+	page = (struct slim_abi_page *)w->page;
+	__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
+	SLIM_WRITE_ONCE(w->written, w->written + 1);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->busy = 0;
 }
+
+/*
+ * Commit what slim_record_begin() reserved; then the next target's room,
+ * or NULL when done.  commit is slim_record_commit() or a function that
+ * calls it.
+ */
+#define slim_record_next(w, r, commit)					\
+	((w) ? (commit(w), (void *)0) : slim_event_commit_next(r))
 
 SLIM_END_DECLS
 
