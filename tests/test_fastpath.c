@@ -79,9 +79,14 @@ static void test_fast(void)
 	w0 = written_top();
 	slow = fire(1000);
 	CHECK_EQ_INT(written_top() - w0, 1000);
-	/* 32 bytes an event, 4080 a page: about 8 page switches. */
+	/*
+	 * 32 bytes an event, 4080 a page: about 8 page switches, and one
+	 * more for each time the thread waited long enough (~45 ms of
+	 * cycles) to need a time extend: a busy machine.  Without the fast
+	 * path, every event.
+	 */
 	CHECK(slow >= 1);
-	CHECK(slow <= 20);
+	CHECK(slow <= 100);
 	snprintf(want, sizeof(want), "-%d ", (int)gettid());
 	CHECK(strstr(rd("trace"), want) != NULL);
 	CHECK(strstr(rd("trace"), "a=999 b=1999") != NULL);
@@ -155,13 +160,16 @@ static void test_discard_time(void)
 /* A filter runs on the record in the ring, on the fast path too. */
 static void test_filters(void)
 {
+	unsigned long slow;
 	char expr[64];
 	uint64_t w0;
 
 	wr("trace", "");
 	wr("events/sample/sample_first/filter", "a >= 500");
 	w0 = written_top();
-	CHECK(fire(1000) <= 20);
+	slow = fire(1000);
+	if (!CHECK(slow <= 100))
+		fprintf(stderr, "     %lu of 1000 left the fast path\n", slow);
 	CHECK_EQ_INT(written_top() - w0, 500);
 	CHECK(strstr(rd("trace"), "a=499 ") == NULL);
 	CHECK(strstr(rd("trace"), "a=500 b=1500") != NULL);
@@ -172,17 +180,17 @@ static void test_filters(void)
 	wr("trace", "");
 	wr("events/sample/sample_first/filter", "b & 1");
 	w0 = written_top();
-	CHECK(fire(2000) <= 30);
+	CHECK(fire(2000) <= 200);
 	CHECK_EQ_INT(written_top() - w0, 1000);
 	CHECK(strstr(rd("trace"), "a=1 b=1001") != NULL);
 	CHECK(strstr(rd("trace"), "a=2 b=1002") == NULL);
 	CHECK(stamps_ordered(rd("trace")));
 
-	/* Rejects all: nothing written, nothing lost. */
+	/* Rejects all: nothing written, nothing lost, and still the fast path. */
 	wr("trace", "");
 	wr("events/sample/sample_first/filter", "a < 0");
 	w0 = written_top();
-	fire(1000);
+	CHECK(fire(1000) <= 100);
 	CHECK_EQ_INT(written_top() - w0, 0);
 
 	/* The filter needs the thread's name, or its CPU: found at commit. */
@@ -202,7 +210,7 @@ static void test_filters(void)
 
 	wr("events/sample/sample_first/filter", "0");
 	w0 = written_top();
-	CHECK(fire(100) <= 5);
+	CHECK(fire(100) <= 20);
 	CHECK_EQ_INT(written_top() - w0, 100);
 }
 
@@ -227,7 +235,7 @@ static void test_slow_cases(void)
 	CHECK(strstr(rd("instances/fp/trace"), "a=299 b=1299") != NULL);
 	wr("events/sample/sample_first/enable", "0");
 	/* The instance alone: fast again, into its own buffers. */
-	CHECK(fire(300) <= 10);
+	CHECK(fire(300) <= 40);
 	CHECK(strstr(rd("instances/fp/trace"), "a=299 b=1299") != NULL);
 	CHECK_EQ_INT(slim_ctl_rmdir("instances/fp"), 0);
 	wr("events/sample/sample_first/enable", "1");
@@ -240,7 +248,7 @@ static void test_slow_cases(void)
 	CHECK_EQ_INT(written_top() - w0, 200);
 	wr("trace_clock", "mono");
 	wr("trace", "");
-	CHECK(fire(200) <= 5);
+	CHECK(fire(200) <= 30);
 }
 
 /* ---- a signal handler's events land in the middle of the fast path ---- */

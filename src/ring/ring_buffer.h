@@ -274,8 +274,10 @@ static inline void slim_rb_commit(struct slim_rb *rb)
 /*
  * Drop the outstanding reservation (a filtered-out event, not lost).  Only
  * one reservation is ever open, so it is always the last thing in the page
- * and nothing of it was published: rolling the writer back is enough.  If
- * it was to be the page's first event, the next event restamps the page.
+ * and nothing of it was published: rolling the writer back is enough.  A
+ * page's first event leaves its time stamp behind (w->ts was set to it),
+ * and the next event's delta counts from there: no slow path for it, so
+ * a filter that rejects everything keeps to the fast path.
  */
 static inline void slim_rb_discard(struct slim_rb *rb)
 {
@@ -283,8 +285,6 @@ static inline void slim_rb_discard(struct slim_rb *rb)
 
 	w->off = w->resv_off;
 	w->ts = w->resv_ts;
-	if (w->off == 0)
-		w->limit = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
