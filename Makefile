@@ -93,7 +93,7 @@ check-tsan:
 # (KernelShark's library and the header it includes).
 DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
 	libzstd-dev trace-cmd pkg-config python3 babeltrace2 babeltrace protobuf-compiler \
-	libkshark-dev libjson-c-dev
+	libkshark-dev libjson-c-dev libfuse3-dev fuse3
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 deps:
 	@dpkg -s $(DEPS) >/dev/null 2>&1 || { \

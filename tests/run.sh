@@ -10,10 +10,10 @@ for t in "$@"; do
 	# Under TSan every process with events has the control endpoint's
 	# thread, so a fork child that starts a thread (a recording's consumer)
 	# is killed by TSan ("threads after multi-threaded fork").  Only the
-	# endpoint's own tests keep it there (docs/live.md).
+	# endpoint's own tests, and the mount's, keep it there (docs/live.md).
 	control=
 	case "$label:$name" in
-	tsan:test_live*) ;;
+	tsan:test_live*|tsan:test_mount) ;;
 	tsan:*) control=0 ;;
 	esac
 	out=$(cd "$(dirname "$t")" && SLIM_TEST_BUILD="$label" env \

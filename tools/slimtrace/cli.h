@@ -23,6 +23,7 @@ struct tdat_write_opts;
 int cli_rewrite(const char *in, const char *out, const struct tdat_write_opts *w);
 int cmd_ps(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
+int cmd_mount(int argc, char **argv);
 
 struct live;
 /* A pid argument: 0 and *pid, or a usage error's exit code. */

@@ -456,13 +456,11 @@ int live_stat(struct live *l, const char *path, char *kind)
 	return ret;
 }
 
-static uint32_t stream_seq;
-
 int live_stream_start(struct live *l, const char *path)
 {
 	int ret = send_msg(l, SLIM_LIVE_STREAM, path, strlen(path), NULL, 0);
 
-	stream_seq = l->seq;
+	l->stream_seq = l->seq;
 	return ret;
 }
 
@@ -475,10 +473,10 @@ int live_stream_next(struct live *l, char **text, size_t *len, int timeout_ms)
 	*text = NULL;
 	if (ret)
 		return ret > 0 ? 0 : ret;
-	if (h.seq != stream_seq) {
+	if (h.seq != l->stream_seq) {
 		free(p);
 		return fail(l, -EPROTO, "process %d: a reply to %u in stream %u", l->pid, h.seq,
-			    stream_seq);
+			    l->stream_seq);
 	}
 	if (h.op == SLIM_LIVE_DONE) {
 		free(l->reason);
@@ -494,14 +492,14 @@ int live_stream_next(struct live *l, char **text, size_t *len, int timeout_ms)
 
 int live_stream_stop(struct live *l)
 {
-	struct slim_live_hdr h = { 0, SLIM_LIVE_STOP, 0, 0, stream_seq };
+	struct slim_live_hdr h = { 0, SLIM_LIVE_STOP, 0, 0, l->stream_seq };
 	unsigned char hdr[SLIM_LIVE_HDR_SIZE];
 	int ret;
 
 	slim_live_hdr_pack(hdr, &h);
 	ret = send_all(l, hdr, sizeof(hdr));
 	/* What was under way still comes, then the stream's DONE. */
-	return ret ? ret : collect(l, stream_seq, NULL, NULL);
+	return ret ? ret : collect(l, l->stream_seq, NULL, NULL);
 }
 
 /* ---- finding the processes ------------------------------------------------------------ */

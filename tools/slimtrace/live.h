@@ -16,6 +16,7 @@ struct live {
 	int pid;
 	unsigned int uid;		/* the process's */
 	uint32_t seq;
+	uint32_t stream_seq;		/* the stream under way, if any */
 	char sock[108];
 	char why[1024];			/* the last error, said in full */
 	char *reason;			/* the last DONE's text (error_log's entry) */

@@ -101,6 +101,14 @@ static const struct command commands[] = {
 	  "'echo TEXT > PATH', append 'echo TEXT >> PATH'; 'cat trace_pipe' streams\n"
 	  "until interrupted.  An error exits 1 with the errno's meaning and the\n"
 	  "entry it left in the process's error_log.\n", 0 },
+	{ "mount", cmd_mount, "serve every running program's control files as a filesystem (FUSE)",
+	  "usage: slimtrace mount DIR\n"
+	  "\n"
+	  "Serves DIR/PID/ for each running process of this user that links slimtrace:\n"
+	  "its control files, as under /sys/kernel/tracing, so that cat, echo > and >>,\n"
+	  "ls, mkdir and rmdir work on them from a shell (trace_pipe streams).  Errors\n"
+	  "are the errno the process's control call returned.  Runs until DIR is\n"
+	  "unmounted (fusermount3 -u DIR) or it is interrupted.  Needs /dev/fuse.\n", 0 },
 	{ NULL, NULL, NULL, NULL, 0 }
 };
 
