@@ -610,6 +610,75 @@ static void test_exits(void)
 	CHECK_EQ_INT(rep.n, 0);
 }
 
+/*
+ * A recorded program that execs another program with events: the
+ * variable is gone from its environment, so the second one records
+ * nothing and leaves the first one's file alone.  Exit 0, or 3 when
+ * the variable came along.
+ */
+static int child_exec_grandchild(void)
+{
+	child_setup(NULL, NULL, NULL);
+	if (getenv("SLIMTRACE_OUTPUT"))
+		return 3;
+	fire(0, 0, 2000);
+	return 0;
+}
+
+static int child_exec(void)
+{
+	int st = -1;
+	pid_t pid;
+
+	child_setup(NULL, NULL, NULL);
+	info.t0 = clock_ns();
+	info.fired += fire(0, 0, 3000);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_record", "child-grand", (char *)NULL);
+		_exit(127);
+	}
+	info.ok &= pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+		   WEXITSTATUS(st) == 0;
+	info.fired += fire(0, 3000, 1000);
+	info.t1 = clock_ns();
+	tell_parent();
+	return 0;
+}
+
+static void test_exec_child(void)
+{
+	struct child_info ci = { 0 };
+	char fd_arg[16];
+	int fds[2], st;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/exec.dat", dir);
+	if (!CHECK(pipe(fds) == 0))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
+		setenv("SLIMTRACE_OUTPUT", path, 1);
+		execl(self, self, "child-exec", fd_arg, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	CHECK(read(fds[0], &ci, sizeof(ci)) == sizeof(ci));
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	CHECK_EQ_INT(ci.ok, 1);
+	if (!read_file(path))
+		return;
+	check_no_leftovers();
+	check_events(&ci, 1, 0);
+	check_exact(&ci);
+	CHECK_EQ_INT(rep.n, 4000 + 4000 / 64 + 1);
+}
+
 /* main() returning, with the file named by SLIMTRACE_OUTPUT: a new program. */
 static int child_main(void)
 {
@@ -836,6 +905,12 @@ int main(int argc, char **argv)
 		info_fd = atoi(argv[2]);
 		return child_main();
 	}
+	if (argc == 3 && strcmp(argv[1], "child-exec") == 0) {
+		info_fd = atoi(argv[2]);
+		return child_exec();
+	}
+	if (argc == 2 && strcmp(argv[1], "child-grand") == 0)
+		return child_exec_grandchild();
 	if (!CHECK(make_dir()))
 		return check_done("record");
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -844,6 +919,7 @@ int main(int argc, char **argv)
 	test_api_errors();
 	test_exits();
 	test_return_from_main();
+	test_exec_child();
 	test_kill("kill");
 	CHECK(file_version(path) == '6');
 	test_version7();

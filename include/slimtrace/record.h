@@ -30,7 +30,12 @@ SLIM_EXPORT int slim_record_start(const char *path);
  */
 SLIM_EXPORT int slim_record_stop(void);
 
-/* If SLIMTRACE_OUTPUT is set and not empty: slim_record_start(it).  0 when unset. */
+/*
+ * If SLIMTRACE_OUTPUT is set and not empty: slim_record_start(it), and
+ * the variable is removed from the environment, so that a program this
+ * one execs does not record into the same file.  0 when unset.  Like
+ * unsetenv(), not while other threads read the environment.
+ */
 SLIM_EXPORT int slim_record_env_start(void);
 
 /*

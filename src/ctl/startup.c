@@ -133,6 +133,7 @@ static void read_clock(void)
 static void env_init(void)
 {
 	const char *v;
+	char *out;
 	int ret;
 
 	slim_clock_init();
@@ -146,10 +147,13 @@ static void env_init(void)
 	read_clock();
 	if (env_events || env_filters)
 		slim_event_observer_add(&observer);
+	v = getenv("SLIMTRACE_OUTPUT");
+	out = v ? strdup(v) : NULL;
 	ret = slim_record_env_start();
 	if (ret < 0)
 		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: cannot record to '%s': %s\n",
-			getenv("SLIMTRACE_OUTPUT"), strerror(-ret));
+			out ? out : "", strerror(-ret));
+	free(out);
 }
 
 static pthread_once_t startup_once = PTHREAD_ONCE_INIT;

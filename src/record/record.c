@@ -220,13 +220,26 @@ SLIM_EXPORT int slim_record_stop(void)
 	return stop(REC_META_WAIT);
 }
 
+/*
+ * The variable names this process's file: it goes from the environment,
+ * so that a program this one execs (which may link slimtrace too) does
+ * not record into the same file and destroy it.
+ */
 SLIM_EXPORT int slim_record_env_start(void)
 {
-	const char *path = getenv("SLIMTRACE_OUTPUT");
+	const char *v = getenv("SLIMTRACE_OUTPUT");
+	char *path;
+	int ret;
 
-	if (!path || !*path)
+	if (!v || !*v)
 		return 0;
-	return start(path, REC_META_TRY);
+	path = strdup(v);
+	unsetenv("SLIMTRACE_OUTPUT");
+	if (!path)
+		return -ENOMEM;
+	ret = start(path, REC_META_TRY);
+	free(path);
+	return ret;
 }
 
 SLIM_EXPORT int slim_record_sync(void)
