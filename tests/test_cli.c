@@ -859,6 +859,25 @@ static void test_record_refusals(void)
 		run_free(&r);
 		unlink("cli-script.sh");
 	}
+
+	/* What the program is told about full buffers: drop new ones, or -O. */
+	if (spit("cli-script.sh", "#!/bin/sh\necho \"$SLIMTRACE_OVERWRITE\" > cli-ov.txt\n", 51) == 0 &&
+	    chmod("cli-script.sh", 0755) == 0) {
+		char *ov;
+
+		run_cli(&r, (const char *[]){ "record", "-o", "cli-rec.dat", "--", "./cli-script.sh", NULL });
+		run_free(&r);
+		ov = slurp("cli-ov.txt", NULL);
+		CHECK(ov && !strcmp(ov, "0\n"));
+		free(ov);
+		run_cli(&r, (const char *[]){ "record", "-O", "-o", "cli-rec.dat", "--", "./cli-script.sh", NULL });
+		run_free(&r);
+		ov = slurp("cli-ov.txt", NULL);
+		CHECK(ov && !strcmp(ov, "1\n"));
+		free(ov);
+		unlink("cli-ov.txt");
+		unlink("cli-script.sh");
+	}
 }
 
 static void test_record_demo(void)

@@ -433,7 +433,8 @@ int cmd_record(int argc, char **argv)
 	    set_env("SLIMTRACE_FILTER", ro.filters) ||
 	    (ro.buffer_kb && set_env("SLIMTRACE_BUFFER_KB", ro.buffer_kb)) ||
 	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
-	    (ro.overwrite && set_env("SLIMTRACE_OVERWRITE", "1")) ||
+	    /* Said either way: the library's default is the kernel's (overwrite). */
+	    set_env("SLIMTRACE_OVERWRITE", ro.overwrite ? "1" : "0") ||
 	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)))
 		goto done;
 	if (run(path, prog_argv, &status))
