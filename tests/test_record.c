@@ -844,6 +844,39 @@ static void test_api_errors(void)
 	CHECK_EQ_INT(slim_record_recover(bad), -ENOENT);
 }
 
+/* An instance's `record` file: its own buffers, one recording at a time. */
+static void test_instance_record(void)
+{
+	char *text;
+	long fired;
+
+	snprintf(path, sizeof(path), "%s/inst.dat", dir);
+	CHECK_EQ_INT(slim_ctl_mkdir("instances/rec"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/rec/set_event", "rectest:*"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/rec/record", path), 0);
+	text = slim_ctl_read("instances/rec/record");
+	CHECK(text && !strncmp(text, path, strlen(path)));
+	free(text);
+	text = slim_ctl_read("record");
+	CHECK_EQ_STR(text, "");
+	free(text);
+	CHECK_EQ_INT(slim_ctl_write("record", "/tmp/other.dat"), -EBUSY);
+	fired = fire(0, 0, 3000);
+	CHECK_EQ_INT(fired, 3000 + 3000 / 64 + 1);
+	/* Being recorded: not removed; the top level's "0" is not its stop. */
+	CHECK_EQ_INT(slim_ctl_rmdir("instances/rec"), -EBUSY);
+	CHECK_EQ_INT(slim_ctl_write("record", "0"), 0);
+	text = slim_ctl_read("instances/rec/record");
+	CHECK(text && *text);
+	free(text);
+	CHECK_EQ_INT(slim_ctl_write("instances/rec/record", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_rmdir("instances/rec"), 0);
+	if (!read_file(path))
+		return;
+	CHECK_EQ_INT(rep.n, 3000 + 3000 / 64 + 1);
+	CHECK_EQ_INT(rep.lost_marked, 0);
+}
+
 static void test_headers(void)
 {
 	char *hp = slim_ctl_read("events/header_page");
@@ -925,6 +958,12 @@ int main(int argc, char **argv)
 	test_version7();
 	test_threads();
 	test_lost();
+	/*
+	 * Last: once this process itself has recorded, the fatal-signal
+	 * files of the children it forks later keep raw cycle stamps (a bug
+	 * found here, not fixed yet: see the closing note of issue 9).
+	 */
+	test_instance_record();
 	free(rep.v);
 	if (!check_failed)
 		remove_dir();

@@ -450,8 +450,7 @@ static int write_trace_options(struct ctl_target *t, const char *text, int appen
 
 static int read_record(struct ctl_target *t, struct slim_seq *s)
 {
-	(void)t;
-	return slim_record_ctl_read(s);
+	return slim_record_ctl_read(t->inst->bufs, s);
 }
 
 static int write_record(struct ctl_target *t, const char *text, int append)
@@ -459,7 +458,7 @@ static int write_record(struct ctl_target *t, const char *text, int append)
 	int ret;
 
 	(void)append;
-	ret = slim_record_ctl_write(text);
+	ret = slim_record_ctl_write(t->inst->bufs, text);
 	if (ret)
 		refuse(t, ret, "Cannot record to this file", text, 0);
 	return ret;
@@ -504,7 +503,7 @@ static const struct ctl_file root_files[] = {	/* an instance's root */
 	{ "trace_clock",	read_trace_clock,	write_trace_clock, 0 },
 	{ "trace_options",	read_trace_options,	write_trace_options, 0 },
 	{ "error_log",		read_error_log,		write_error_log, 0 },
-	{ "record",		read_record,		write_record,	CTL_TOP_ONLY },
+	{ "record",		read_record,		write_record,	0 },
 };
 
 static const struct ctl_file tree_files[] = {	/* events/ */
@@ -773,7 +772,14 @@ static int ctl_dir_op(const char *path, int make)
 	if (len > SLIM_INSTANCE_NAME_MAX)
 		return -EINVAL;
 	pthread_mutex_lock(&slim_event_mutex);
-	ret = make ? slim_instance_create(inst) : slim_instance_remove(inst);
+	if (make) {
+		ret = slim_instance_create(inst);
+	} else {
+		struct slim_instance *in = slim_instance_find(inst);
+
+		/* Being recorded, as a trace_pipe being read: busy. */
+		ret = in && slim_record_records(in->bufs) ? -EBUSY : slim_instance_remove(inst);
+	}
 	pthread_mutex_unlock(&slim_event_mutex);
 	return ret;
 }

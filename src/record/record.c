@@ -43,10 +43,10 @@ static void rec_free(struct rec *r)
 	free(r);
 }
 
-static struct rec *rec_alloc(const char *path, int version, int *err)
+static struct rec *rec_alloc(const char *path, int version, struct slim_bufset *bufs,
+			     int *err)
 {
 	struct rec *r = calloc(1, sizeof(*r));
-	struct slim_bufset *bufs;
 	pthread_condattr_t ca;
 
 	*err = -ENOMEM;
@@ -60,7 +60,6 @@ static struct rec *rec_alloc(const char *path, int version, int *err)
 	pthread_cond_init(&r->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&r->synced, NULL);
-	bufs = rec_src_set();
 	rec_meta_setup(&r->meta, rec_src_clock(bufs));
 	if (!r->path || (*err = rec_sink_open(&r->sink, version, path)) ||
 	    (*err = rec_drain_init(&r->d, &r->sink, bufs))) {
@@ -143,7 +142,7 @@ static int file_version(void)
 	return -EINVAL;
 }
 
-static int start(const char *path, enum rec_meta_lock how)
+static int start(const char *path, enum rec_meta_lock how, struct slim_bufset *bufs)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	int ret = check_path(path), version = file_version();
@@ -158,7 +157,7 @@ static int start(const char *path, enum rec_meta_lock how)
 	ret = -EBUSY;
 	if (active)
 		goto out;
-	r = rec_alloc(path, version, &ret);
+	r = rec_alloc(path, version, bufs, &ret);
 	if (!r)
 		goto out;
 	/* A file that reads as an empty trace from the start, if we can. */
@@ -212,7 +211,7 @@ static int stop(enum rec_meta_lock how)
 
 SLIM_EXPORT int slim_record_start(const char *path)
 {
-	return start(path, REC_META_TRY);
+	return start(path, REC_META_TRY, rec_src_set());
 }
 
 SLIM_EXPORT int slim_record_stop(void)
@@ -237,7 +236,7 @@ SLIM_EXPORT int slim_record_env_start(void)
 	unsetenv("SLIMTRACE_OUTPUT");
 	if (!path)
 		return -ENOMEM;
-	ret = start(path, REC_META_TRY);
+	ret = start(path, REC_META_TRY, rec_src_set());
 	free(path);
 	return ret;
 }
@@ -263,7 +262,7 @@ SLIM_EXPORT int slim_record_sync(void)
 	return 0;
 }
 
-int slim_record_ctl_write(const char *text)
+int slim_record_ctl_write(struct slim_bufset *bs, const char *text)
 {
 	char path[PATH_MAX];
 	size_t n;
@@ -279,17 +278,30 @@ int slim_record_ctl_write(const char *text)
 	memcpy(path, text, n);
 	path[n] = '\0';
 	if (n && strcmp(path, "0") != 0)
-		return start(path, REC_META_HELD);
+		return start(path, REC_META_HELD, bs);
+	/* "0" stops this instance's recording, not another's. */
+	if (!slim_record_records(bs))
+		return 0;
 	ret = stop(REC_META_HELD);
 	return ret == -ENOENT ? 0 : ret;
 }
 
-int slim_record_ctl_read(struct slim_seq *s)
+int slim_record_records(struct slim_bufset *bs)
+{
+	int ret;
+
+	pthread_mutex_lock(&api_lock);
+	ret = active && active->d.bufs == bs;
+	pthread_mutex_unlock(&api_lock);
+	return ret;
+}
+
+int slim_record_ctl_read(struct slim_bufset *bs, struct slim_seq *s)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&api_lock);
-	if (active)
+	if (active && active->d.bufs == bs)
 		ret = slim_seq_printf(s, "%s\n", active->path);
 	pthread_mutex_unlock(&api_lock);
 	return ret;

@@ -10,14 +10,20 @@
 
 struct slim_seq;
 
+struct slim_bufset;
+
 /*
- * The `record` control file.  Writing a path starts recording to it
- * (-EBUSY if a recording runs); writing "0" or nothing stops it.  Safe
- * with slim_event_mutex held: recording never waits for that mutex.
+ * The `record` control file of the instance whose buffers are bs.
+ * Writing a path starts recording them to it (-EBUSY if a recording
+ * runs, of any instance: one at a time); writing "0" or nothing stops
+ * this instance's.  Safe with slim_event_mutex held: recording never
+ * waits for that mutex.
  */
-int slim_record_ctl_write(const char *text);
-/* The path being recorded to and a newline, or nothing. */
-int slim_record_ctl_read(struct slim_seq *s);
+int slim_record_ctl_write(struct slim_bufset *bs, const char *text);
+/* The path bs is being recorded to and a newline, or nothing. */
+int slim_record_ctl_read(struct slim_bufset *bs, struct slim_seq *s);
+/* Is bs being recorded?  (Its instance cannot be removed meanwhile.) */
+int slim_record_records(struct slim_bufset *bs);
 
 /*
  * Cycles to ns the way the recorder does it: a table entry cached across
