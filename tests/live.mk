@@ -7,3 +7,4 @@ $(B)/tests/live_target: tests/live_target/target.c tests/live_target/target_even
 $(B)/tests/test_live: $(B)/tests/live_target $(B)/tools/slimtrace
 $(B)/tests/test_live_security: $(B)/tests/live_target $(B)/tools/slimtrace
 $(B)/tests/test_mount: $(B)/tests/live_target $(B)/tools/slimtrace
+$(B)/tests/test_live_record: $(B)/tests/live_target $(B)/tools/slimtrace

@@ -22,9 +22,14 @@ static const struct command commands[] = {
 	  "usage: slimtrace record [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q] [-o FILE]\n"
 	  "                        [--file-version 6|7] [--compression zstd|none]\n"
 	  "                        -- PROGRAM [ARGS...]\n"
+	  "       slimtrace record -p PID [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q]\n"
+	  "                        [-o FILE] [--duration SECONDS]\n"
 	  "\n"
 	  "Runs PROGRAM (which must link slimtrace) with tracing configured through\n"
 	  "its environment, then reads FILE back and reports what was recorded and lost.\n"
+	  "With -p, attaches to the running process PID instead: an instance of its own\n"
+	  "there, recorded into FILE until Ctrl-C, --duration or the process's exit, then\n"
+	  "removed; the process's own settings stay as they were.\n"
 	  "\n"
 	  "  -e EVENTS   events to enable, set_event syntax: sys:event, sys:*, *:event,\n"
 	  "              event or system, '!' to disable; may repeat (default: all)\n"
@@ -34,6 +39,8 @@ static const struct command commands[] = {
 	  "  -O          overwrite the oldest events when a buffer is full (default: drop new ones)\n"
 	  "  -o FILE     output file (default: trace.dat)\n"
 	  "  -q          say nothing unless something went wrong\n"
+	  "  -p PID      attach to running process PID (its own SLIMTRACE_FILE_VERSION holds)\n"
+	  "  --duration S        with -p: stop after S seconds\n"
 	  "  --file-version N    trace.dat version 6 (default) or 7\n"
 	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n", 0 },
 	{ "report", cmd_report, "print the events of a trace.dat as text",

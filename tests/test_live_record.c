@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+/*
+ * slimtrace record -p PID: attaching to a running program, recording it
+ * through an instance of its own, and leaving it as it was.  The file
+ * reads the same in slimtrace report and trace-cmd report.
+ */
+#include "live_proc.h"
+
+#define FILE_OUT "live-rec.dat"
+
+static char pid_arg[16];
+
+static const char *spid(int pid)
+{
+	snprintf(pid_arg, sizeof(pid_arg), "%d", pid);
+	return pid_arg;
+}
+
+/* Lines of slimtrace report (or trace-cmd report) naming what. */
+static int report_count(const char *prog, const char *what)
+{
+	char cmd[256], line[1024];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s report %s 2>/dev/null", prog, FILE_OUT);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		n += strstr(line, what) != NULL;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* Every live_parse line of the report has usecs below 10. */
+static int parse_filtered(void)
+{
+	char cmd[256], line[1024];
+	FILE *p;
+	int ok = 1, n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s report %s", CLI, FILE_OUT);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p)) {
+		const char *u = strstr(line, "usecs=");
+
+		if (strstr(line, "live_parse:") && u) {
+			n++;
+			ok &= atol(u + 6) < 10;
+		}
+	}
+	if (p)
+		pclose(p);
+	if (!ok || !n)
+		fprintf(stderr, "     %d live_parse lines, usecs %s\n", n, ok ? "below 10" : "not all below 10");
+	return ok && n > 0;
+}
+
+static int no_instances(int pid)
+{
+	struct run r;
+	int ok;
+
+	run_cli(&r, (const char *[]){ "ctl", spid(pid), "ls", "instances", NULL });
+	ok = lp_exit_code(r.status) == 0 && r.out && !*r.out;
+	run_free(&r);
+	return ok;
+}
+
+static void test_attach(void)
+{
+	struct target t;
+	struct run r;
+	char *before, *after;
+	int a, b;
+
+	if (!CHECK(target_start(&t, (const char *[]){ "-t", "2", "-i", "200", NULL }, 1) == 0))
+		return;
+	run_cli(&r, (const char *[]){ "ctl", spid(t.pids[0]), "read", "set_event", NULL });
+	before = r.out;
+	r.out = NULL;
+	run_free(&r);
+	unlink(FILE_OUT);
+	run_cli(&r, (const char *[]){ "record", "-p", spid(t.pids[0]), "-e", "live:live_tick",
+				      "-e", "live:live_parse", "-f", "usecs < 10", "--duration", "1",
+				      "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 0);
+	CHECK(has(r.err, "recording process"));
+	CHECK(has(r.err, " 0 lost"));
+	run_free(&r);
+	a = report_count(CLI, "live_tick:");
+	b = report_count("trace-cmd", "live_tick:");
+	CHECK(a > 100);
+	CHECK_EQ_INT(a, b);
+	CHECK(report_count(CLI, "live_reply:") == 0);
+	/* The filter applied to live_parse only, as -f after its -e says. */
+	CHECK(parse_filtered());
+	CHECK_EQ_INT(report_count(CLI, "live_parse:"), report_count("trace-cmd", "live_parse:"));
+	/* The program is as it was: no instance left, its own events untouched. */
+	CHECK(no_instances(t.pids[0]));
+	run_cli(&r, (const char *[]){ "ctl", spid(t.pids[0]), "read", "set_event", NULL });
+	after = r.out;
+	r.out = NULL;
+	run_free(&r);
+	CHECK(before && after && !strcmp(before, after));
+	free(before);
+	free(after);
+
+	/* Ctrl-C ends the recording as --duration does. */
+	unlink(FILE_OUT);
+	run_prog_sig(&r, CLI, (const char *[]){ "record", "-p", spid(t.pids[0]), "-e",
+						"live:live_tick", "-o", FILE_OUT, NULL },
+		     SIGINT, 700, NULL);
+	CHECK_EQ_INT(lp_exit_code(r.status), 0);
+	run_free(&r);
+	CHECK(report_count(CLI, "live_tick:") > 10);
+	CHECK(no_instances(t.pids[0]));
+
+	/* A refused setting: said, exit 1, nothing left behind. */
+	run_cli(&r, (const char *[]){ "record", "-p", spid(t.pids[0]), "-e", "live:live_tick",
+				      "-f", "nosuch > 1", "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 1);
+	CHECK(has(r.err, "nosuch > 1"));
+	CHECK(has(r.err, "Field not found"));
+	run_free(&r);
+	CHECK(no_instances(t.pids[0]));
+	run_cli(&r, (const char *[]){ "record", "-p", spid(t.pids[0]), "-e", "nosys:nothing",
+				      "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 1);
+	CHECK(has(r.err, "nosys:nothing"));
+	run_free(&r);
+	CHECK(no_instances(t.pids[0]));
+	CHECK_EQ_INT(lp_exit_code(target_stop(&t, SIGTERM)), 1000 + SIGTERM);
+}
+
+/* The program exits while recorded: its file is finished on its way out. */
+static void test_target_exits(void)
+{
+	struct target t;
+	struct run r;
+
+	if (!CHECK(target_start(&t, (const char *[]){ "-i", "200", "-d", "1", NULL }, 1) == 0))
+		return;
+	unlink(FILE_OUT);
+	run_cli(&r, (const char *[]){ "record", "-p", spid(t.pids[0]), "-e", "live:*",
+				      "--duration", "20", "-o", FILE_OUT, NULL });
+	if (!CHECK(lp_exit_code(r.status) == 0))
+		fprintf(stderr, "     exit %d: %s", lp_exit_code(r.status), r.err);
+	CHECK(has(r.err, "exited"));
+	run_free(&r);
+	CHECK(report_count(CLI, "live_tick:") > 10);
+	target_stop(&t, 0);
+}
+
+static void test_refusals(void)
+{
+	struct run r;
+
+	run_cli(&r, (const char *[]){ "record", "-p", "1", "--", "true", NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 2);
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "record", "--duration", "1", "--", "true", NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 2);
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "record", "-p", "x1", NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 2);
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "record", "-p", "999999", "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 1);
+	CHECK(has(r.err, "999999"));
+	run_free(&r);
+}
+
+int main(void)
+{
+	check_watchdog("live_record", 180);
+	if (!CHECK(access(CLI, X_OK) == 0) || !CHECK(access(TARGET, X_OK) == 0))
+		return check_done("live_record");
+	lp_setup("lrec");
+	test_refusals();
+	test_attach();
+	test_target_exits();
+	unlink(FILE_OUT);
+	lp_cleanup();
+	return check_done("live_record");
+}
