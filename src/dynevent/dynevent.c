@@ -224,10 +224,16 @@ static int is_source(const struct slim_dynevent *d)
 	return 0;
 }
 
+/* Held, enabled or consumed: what keeps the event whatever else goes. */
+static int in_use(const struct slim_dynevent *d)
+{
+	return d->handles > 0 || d->enabled ||
+	       (d->ev.flags & (SLIM_EVENT_FL_ENABLED | SLIM_EVENT_FL_CONSUMER));
+}
+
 static int busy(const struct slim_dynevent *d)
 {
-	return d->handles > 0 || is_source(d) ||
-	       (d->ev.flags & (SLIM_EVENT_FL_ENABLED | SLIM_EVENT_FL_CONSUMER)) || d->enabled;
+	return in_use(d) || is_source(d);
 }
 
 static int resolve_source(struct slim_dynevent *d, const char *line, struct slim_dyn_error *err)
@@ -339,8 +345,9 @@ static int remove_all(void)
 {
 	struct slim_dynevent *d;
 
+	/* A source is not kept by its eprobes: they all go too. */
 	for (d = dyn_list; d; d = d->next) {
-		if (busy(d))
+		if (in_use(d))
 			return -EBUSY;
 	}
 	/* Eprobes first: they are what keeps their sources busy. */
