@@ -124,6 +124,29 @@ static void test_refusals(void)
 		  "  Command: x:foo\n           ^\n");
 	check_log("u:r3 char[4000] a; char[200] b", -E2BIG,
 		  "error: Fields are too large for a record", "^");
+	check_log("u:r3 u8 a; u16 a", -EINVAL, "user_events: error: This argument name is already used",
+		  "  Command: u:r3 u8 a; u16 a\n                          ^\n");
+	{
+		char many[600] = "u:r3 u8 f0";
+		int i;
+
+		for (i = 1; i <= 32; i++)
+			snprintf(many + strlen(many), sizeof(many) - strlen(many), "; u8 f%d", i);
+		check_log(many, -E2BIG, "user_events: error: Too many arguments are specified", "^");
+	}
+	check_log("e:ep1 sample.sample_first x=$a x=$b", -EINVAL,
+		  "event_probe: error: This argument name is already used", "^");
+	check_log("e:ep1 sample.sample_first x=a", -EINVAL,
+		  "event_probe: error: Invalid fetch argument", "^");
+	check_log("e:ep1 sample.sample_first 1x=$a", -EINVAL,
+		  "event_probe: error: Argument name must follow the same rules as C identifiers", "^");
+	check_log("e:ep1 nodot", -EINVAL, "event_probe: error: Attached event is not specified", "^");
+	check_log("e:9g/ep1 sample.sample_first", -EINVAL,
+		  "event_probe: error: Group name must follow the same rules as C identifiers", "^");
+	check_log("e:ep1 sample.sample_all t=$tag:u32", -EINVAL,
+		  "event_probe: error: Unknown type is specified", "^");
+	check_log("e:ep1 sample.sample_first x=$a:string", -EINVAL,
+		  "event_probe: error: Unknown type is specified", "^");
 	check_log("-:nosuch", -ENOENT, "error: No such event", "^");
 	check_log("e:ep1 sample.nosuch x=$a", -ENOENT,
 		  "event_probe: error: Attached event does not exist", "^");
@@ -191,6 +214,32 @@ static void test_fire_instances(void)
 	CHECK_EQ_STR(rd("dynamic_events"), "");
 }
 
+static int ep_calls;
+
+static void on_ep(const struct slim_event *ev, const void *rec, unsigned int len,
+		  uint64_t ts, void *data)
+{
+	(void)ev, (void)rec, (void)len, (void)ts, (void)data;
+	ep_calls++;
+}
+
+/* Consuming an eprobe attaches it too; its consumers' records are lost (docs). */
+static void test_eprobe_consumer(void)
+{
+	struct slim_event *ep = slim_event_find("eprobes", "ep");
+	struct slim_consumer_stats st;
+
+	CHECK_EQ_INT(slim_consumer_attach(ep, on_ep, NULL, NULL), 0);
+	trace_sample_first(1, 2);
+	CHECK_EQ_INT(slim_consumer_stats(ep, on_ep, NULL, &st), 0);
+	CHECK_EQ_INT(st.hits, 1);
+	CHECK_EQ_INT(st.passed + st.lost, 1);
+	CHECK_EQ_INT(st.lost, 1);
+	CHECK_EQ_INT(ep_calls, st.passed);
+	CHECK_EQ_INT(slim_ctl_append("dynamic_events", "-:eprobes/ep"), -EBUSY);
+	CHECK_EQ_INT(slim_consumer_detach(ep, on_ep, NULL), 0);
+}
+
 static void test_eprobe(void)
 {
 	char *t;
@@ -221,6 +270,7 @@ static void test_eprobe(void)
 	CHECK_EQ_INT(count(t, "sample_first:"), 0);
 	CHECK_EQ_INT(slim_ctl_append("dynamic_events", "-:ep"), -EBUSY);
 	CHECK_EQ_INT(slim_ctl_write("set_event", ""), 0);
+	test_eprobe_consumer();
 	trace_sample_first(1, 1);
 	CHECK_EQ_INT(count(rd("trace"), "ep: "), 1);
 	CHECK_EQ_INT(slim_ctl_write("trace", ""), 0);
