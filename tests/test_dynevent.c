@@ -240,6 +240,36 @@ static void test_eprobe_consumer(void)
 	CHECK_EQ_INT(slim_consumer_detach(ep, on_ep, NULL), 0);
 }
 
+/* __rel_loc, struct, signed: the payload as user_events.rst lays it out. */
+static void test_rel_loc(void)
+{
+	struct slim_dynevent *ev;
+	unsigned char p[23];		/* 19 fixed bytes, then "abc" */
+	int64_t v = -5;
+	/* Fixed part: v at 8, w at 16, r at 20, blob at 24; the string at 27. */
+	uint32_t w = 9, loc = 3 | 4u << 16;	/* from the word's end (24): 27 */
+	struct iovec iov = { p, sizeof(p) };
+
+	CHECK_EQ_INT(slim_dynevent_create("u:mysys/relb s64 v; unsigned int w; "
+					  "__rel_loc char[] r; struct foo blob 3", &ev), 0);
+	CHECK(has(rd("events/mysys/relb/format"),
+		"print fmt: \"v=%lld w=%u r=%s blob=%s\", REC->v, REC->w, __get_rel_str(r), "
+		"__print_hex(REC->blob, 3)\n"));
+	memcpy(p, &v, 8);
+	memcpy(p + 8, &w, 4);
+	memcpy(p + 12, &loc, 4);
+	memcpy(p + 16, "\x01\x02\xff", 3);
+	memcpy(p + 19, "abc", 4);
+	CHECK_EQ_INT(slim_ctl_write("set_event", "mysys:relb"), 0);
+	CHECK_EQ_INT(slim_dynevent_fire(ev, &iov, 1), 0);
+	CHECK(has(rd("trace"), "relb: v=-5 w=9 r=abc blob=01 02 ff\n"));
+	iov.iov_len = 22;		/* the string's NUL cut off */
+	CHECK_EQ_INT(slim_dynevent_fire(ev, &iov, 1), -EFAULT);
+	CHECK_EQ_INT(slim_ctl_write("set_event", ""), 0);
+	CHECK_EQ_INT(slim_ctl_write("trace", ""), 0);
+	CHECK_EQ_INT(slim_dynevent_remove(ev), 0);
+}
+
 static void test_eprobe(void)
 {
 	char *t;
@@ -387,6 +417,7 @@ int main(void)
 	test_define_ctl();
 	test_refusals();
 	test_fire_instances();
+	test_rel_loc();
 	test_eprobe();
 	test_record();
 	test_threads();

@@ -67,13 +67,14 @@ static void print_value(struct slim_seq *s, const struct slim_dyn_field *f,
 			const unsigned char *rec, unsigned int len, int quote)
 {
 	uint64_t v = slim_load_uint(rec + f->offset, f->size);
+	const char *str;
 	uint32_t loc;
 	unsigned int i;
 
 	switch (f->kind) {
 	case SLIM_DYN_CHARS:
-		slim_seq_printf(s, quote ? "\"%.*s\"" : "%.*s", (int)strnlen((const char *)rec + f->offset, f->size),
-				(const char *)rec + f->offset);
+		str = (const char *)rec + f->offset;
+		slim_seq_printf(s, quote ? "\"%.*s\"" : "%.*s", (int)strnlen(str, f->size), str);
 		return;
 	case SLIM_DYN_ARRAY:
 		for (i = 0; i < f->size; i++)
@@ -84,9 +85,9 @@ static void print_value(struct slim_seq *s, const struct slim_dyn_field *f,
 		loc = (uint32_t)v;
 		if (f->kind == SLIM_DYN_REL_LOC)
 			loc = slim_rel_to_data_loc(loc, f->offset + 4);
+		str = slim_dyn_ptr(rec, len, loc);
 		slim_seq_printf(s, quote ? "\"%.*s\"" : "%.*s",
-				(int)strnlen(slim_dyn_ptr(rec, len, loc), slim_dyn_len(rec, len, loc)),
-				(const char *)slim_dyn_ptr(rec, len, loc));
+				(int)strnlen(str, slim_dyn_len(rec, len, loc)), str);
 		return;
 	case SLIM_DYN_SINT:
 		if (f->size < 8 && (v & (1ull << (f->size * 8 - 1))))
