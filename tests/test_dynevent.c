@@ -366,6 +366,35 @@ static void test_record(void)
 	CHECK_EQ_INT(slim_dynevent_remove(ev), 0);
 }
 
+/* The docs' shell form: slimtrace ctl PID through this process's endpoint. */
+static void test_cli_ctl(void)
+{
+	char cmd[512], *out;
+	const char *c = getenv("SLIMTRACE_CONTROL");
+
+	if (c && !strcmp(c, "0")) {
+		printf("note: control endpoint off in this build's runs: slimtrace ctl not run\n");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "../tools/slimtrace ctl %d append dynamic_events "
+		 "'u:cli_ev u32 count; __data_loc char[] msg' 2>&1", (int)getpid());
+	out = run(cmd);
+	CHECK_EQ_STR(out, "");
+	free(out);
+	CHECK_EQ_STR(rd("dynamic_events"), "u:cli_ev u32 count; __data_loc char[] msg\n");
+	snprintf(cmd, sizeof(cmd), "../tools/slimtrace ctl %d read dynamic_events 2>&1",
+		 (int)getpid());
+	out = run(cmd);
+	CHECK_EQ_STR(out, "u:cli_ev u32 count; __data_loc char[] msg\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "../tools/slimtrace ctl %d append dynamic_events "
+		 "'-:cli_ev' 2>&1", (int)getpid());
+	out = run(cmd);
+	CHECK_EQ_STR(out, "");
+	free(out);
+	CHECK_EQ_STR(rd("dynamic_events"), "");
+}
+
 /* ---- threads ---------------------------------------------------------------- */
 
 #define THREADS	4
@@ -420,6 +449,7 @@ int main(void)
 	test_rel_loc();
 	test_eprobe();
 	test_record();
+	test_cli_ctl();
 	test_threads();
 	return check_done("test_dynevent");
 }

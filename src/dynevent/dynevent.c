@@ -18,6 +18,13 @@
 
 static struct slim_dynevent *dyn_list;	/* in definition order */
 
+/*
+ * A program whose only events are dynamic still gets start-up (the
+ * environment, the control endpoint): a static link keeps it this way.
+ */
+extern const char slim_startup_linked;
+static const char *const keep_startup __attribute__((used)) = &slim_startup_linked;
+
 /* ---- the class ----------------------------------------------------------- */
 
 static const char *num_fmt(const struct slim_dyn_field *f)
