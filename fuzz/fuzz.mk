@@ -37,3 +37,18 @@ fuzz-live: $(FUZZ_OUT)/live_fuzz
 	$(FUZZ_OUT)/live_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 		-timeout=10 -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_OUT)/ -print_final_stats=1 \
 		fuzz/corpus-run/live fuzz/corpus/live
+
+# make fuzz-dynevent: the dynamic_events command parser (fuzz/dynevent_fuzz.c),
+# from fuzz/corpus/dynevent/.
+DYN_FUZZ_SRCS := fuzz/dynevent_fuzz.c src/dynevent/parse.c src/core/fields.c
+
+$(FUZZ_OUT)/dynevent_fuzz: $(DYN_FUZZ_SRCS) src/dynevent/dynevent.h include/slimtrace/field.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(DYN_FUZZ_SRCS) -ldl
+
+.PHONY: fuzz-dynevent
+fuzz-dynevent: $(FUZZ_OUT)/dynevent_fuzz
+	@mkdir -p fuzz/corpus-run/dynevent
+	$(FUZZ_OUT)/dynevent_fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+		-timeout=10 -artifact_prefix=$(FUZZ_OUT)/ -print_final_stats=1 \
+		fuzz/corpus-run/dynevent fuzz/corpus/dynevent

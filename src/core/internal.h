@@ -71,6 +71,15 @@ void slim_registry_add(const struct slim_object_sections *s);
 void slim_registry_remove(const struct slim_event_desc *ev_start,
 			  const struct slim_tracepoint_desc *tp_start);
 
+/*
+ * One event made at run time (src/dynevent/), with slim_event_mutex
+ * held: an id, observers told, as a loaded object's event; name and
+ * class must live until slim_registry_remove_event().  0 or -errno.
+ */
+int slim_registry_add_event(struct slim_event *ev, const char *name,
+			    const struct slim_event_class *class);
+void slim_registry_remove_event(struct slim_event *ev);
+
 void slim_filter_free_void(void *filter);
 
 void slim_tracepoint_release(struct slim_tracepoint *tp);

@@ -22,6 +22,7 @@
 #include "buffers/buffer.h"
 #include "core/clock.h"
 #include "ctl/parse.h"
+#include "dynevent/dynevent.h"
 #include "ring/page.h"
 #include "events/set_event.h"
 #include "record/record.h"
@@ -491,6 +492,20 @@ static int read_header_event(struct ctl_target *t, struct slim_seq *s)
 	return slim_seq_puts(s, slim_page_header_event);
 }
 
+/* ---- dynamic_events: the owner parses, defines and logs (src/dynevent/) --- */
+
+static int read_dynamic_events(struct ctl_target *t, struct slim_seq *s)
+{
+	(void)t;
+	return slim_dyn_ctl_read(s);
+}
+
+static int write_dynamic_events(struct ctl_target *t, const char *text, int append)
+{
+	(void)t;
+	return slim_dyn_ctl_write(text, append);
+}
+
 /* ---- the namespace ----------------------------------------------------- */
 
 static const struct ctl_file root_files[] = {	/* an instance's root */
@@ -504,6 +519,7 @@ static const struct ctl_file root_files[] = {	/* an instance's root */
 	{ "trace_options",	read_trace_options,	write_trace_options, 0 },
 	{ "error_log",		read_error_log,		write_error_log, 0 },
 	{ "record",		read_record,		write_record,	0 },
+	{ "dynamic_events",	read_dynamic_events,	write_dynamic_events, CTL_TOP_ONLY },
 };
 
 static const struct ctl_file tree_files[] = {	/* events/ */

@@ -165,6 +165,13 @@ static pthread_once_t startup_once = PTHREAD_ONCE_INIT;
 extern const char slim_endpoint_linked;
 static const char *const keep_endpoint __attribute__((used)) = &slim_endpoint_linked;
 
+/*
+ * Referenced by modules whose API is an entry of its own (dynamic
+ * events, defined without any compiled event): in a static link they
+ * pull this file in, so the environment is read and the endpoint runs.
+ */
+const char slim_startup_linked = 1;
+
 /* Before the program's own constructors where the linker allows. */
 __attribute__((constructor(101))) static void startup(void)
 {

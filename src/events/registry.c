@@ -247,27 +247,23 @@ static void eval_print_fmt(const struct object *o, struct slim_event_entry *e)
 					   o->s.maps_start, o->s.maps_stop);
 }
 
-static void add_event(const struct object *o, const struct slim_event_desc *d)
+/* Gives e (filled in but for its id) an id and announces it; 0 or -errno. */
+static int add_entry(struct slim_event_entry *tmpl, const struct slim_event_fns *fns)
 {
-	struct slim_event *ev = (struct slim_event *)slim_rel_mut(&d->event);
-	const char *name = slim_rel(&d->name);
+	struct slim_event *ev = tmpl->ev;
 	struct slim_event_entry *e;
 	int id = alloc_id(), reuse;
 
 	if (id < 0) {
-		fprintf(stderr, "slimtrace: no id left for event %s\n", name);
-		return;
+		fprintf(stderr, "slimtrace: no id left for event %s\n", tmpl->name);
+		free(tmpl->print_fmt);
+		return id;
 	}
 	e = &entries[id];
-	*e = (struct slim_event_entry){
-		.ev = ev, .desc = d, .name = name,
-		.class = desc_getter(d)(),
-		.print = slim_rel(&d->print),
-	};
+	*e = *tmpl;
 	e->funcs = e->class->funcs;
 	if (e->print)
 		e->funcs.trace = e->print->trace;
-	eval_print_fmt(o, e);
 	ev->event.type = id;
 	reuse = ghost_id(e);
 	if (reuse) {
@@ -283,21 +279,43 @@ static void add_event(const struct object *o, const struct slim_event_desc *d)
 	ev->event.type = id;
 	if (e->class->raw_init && e->class->raw_init(ev) < 0) {
 		fprintf(stderr, "slimtrace: could not initialize event %s:%s\n",
-			e->class->fields.strings, name);
+			e->class->fields.strings, e->name);
 		ev->event.type = 0;
 		free(e->print_fmt);
 		memset(e, 0, sizeof(*e));
-		return;
+		return -EINVAL;
 	}
-	slim_tracepoint_set_fns(&ev->tp, find_fns(o, ev));
+	slim_tracepoint_set_fns(&ev->tp, fns);
 	if (id > max_id)
 		max_id = id;
 	notify(ev, 1);
+	return 0;
 }
 
-static void remove_event(const struct slim_event_desc *d)
+static void add_event(const struct object *o, const struct slim_event_desc *d)
 {
 	struct slim_event *ev = (struct slim_event *)slim_rel_mut(&d->event);
+	struct slim_event_entry e = {
+		.ev = ev, .desc = d, .name = slim_rel(&d->name),
+		.class = desc_getter(d)(),
+		.print = slim_rel(&d->print),
+	};
+
+	eval_print_fmt(o, &e);
+	add_entry(&e, find_fns(o, ev));
+}
+
+/* A dynamic event (src/dynevent/): no object, no section entry. */
+int slim_registry_add_event(struct slim_event *ev, const char *name,
+			    const struct slim_event_class *class)
+{
+	struct slim_event_entry e = { .ev = ev, .name = name, .class = class };
+
+	return add_entry(&e, NULL);
+}
+
+static void remove_entry(struct slim_event *ev)
+{
 	struct slim_event_ghost *ghost;
 	struct slim_event_entry *e;
 	int id = ev->event.type;
@@ -321,6 +339,16 @@ static void remove_event(const struct slim_event_desc *d)
 	ev->event.type = 0;
 	while (max_id > 0 && !entries[max_id].ev && !entries[max_id].ghost)
 		max_id--;
+}
+
+static void remove_event(const struct slim_event_desc *d)
+{
+	remove_entry((struct slim_event *)slim_rel_mut(&d->event));
+}
+
+void slim_registry_remove_event(struct slim_event *ev)
+{
+	remove_entry(ev);
 }
 
 static struct object *find_object(const struct slim_event_desc *ev_start,

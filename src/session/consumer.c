@@ -13,6 +13,7 @@
 #include "core/internal.h"
 #include "events/target.h"
 #include "filter/filter.h"
+#include "session/consumer.h"
 #include "session/instance.h"
 
 #define FILTER_LOC	"consumer filter parse error"
@@ -216,4 +217,15 @@ static struct slim_event_observer observer = {
 __attribute__((constructor(101))) static void consumers_init(void)
 {
 	slim_event_observer_add(&observer);
+}
+
+/* For classes whose reg() attaches a consumer (eprobes): mutex held. */
+int slim_consumer_attach_locked(struct slim_event *ev, slim_consumer_fn fn, void *data)
+{
+	return attach_locked(ev, fn, data, NULL);
+}
+
+int slim_consumer_detach_locked(struct slim_event *ev, slim_consumer_fn fn, void *data)
+{
+	return detach_locked(ev, fn, data);
 }
