@@ -89,7 +89,8 @@ static void test_listing(void)
 	free(l);
 	l = slim_ctl_list("instances/a");
 	CHECK(l && strstr(l, "trace_pipe\n") && strstr(l, "events/\n") &&
-	      !strstr(l, "instances/") && !strstr(l, "record\n"));
+	      !strstr(l, "instances/") && strstr(l, "record\n") &&
+	      !strstr(l, "dynamic_events\n"));
 	free(l);
 	l = slim_ctl_list("instances/a/events");
 	CHECK(l && strstr(l, "enable\n") && strstr(l, "sample/\n") &&
@@ -126,7 +127,10 @@ static void test_shared_files(void)
 	CHECK_EQ_STR(rd("instances/a/available_events"), rd("available_events"));
 	CHECK_EQ_STR(rd("instances/a/events/header_page"), rd("events/header_page"));
 	CHECK_EQ_STR(rd("instances/a/events/header_event"), rd("events/header_event"));
-	CHECK_EQ_INT(slim_ctl_write("instances/a/record", "x.dat"), -ENOENT);
+	/* Its own record file (test_record records through it); the top's is not it. */
+	CHECK_EQ_STR(rd("instances/a/record"), "");
+	CHECK_EQ_INT(slim_ctl_write("instances/a/record", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/a/dynamic_events", "u:x u32 a"), -ENOENT);
 	free(top);
 }
 
