@@ -603,6 +603,11 @@ def report_profile(prof, summ=None):
                       "PASS" if d <= TARGETS["instr_pred1"] else "MISS")
     if fl and fl[0] is not None:
         say("  the floor loop (rdtsc + three stores): %.1f instructions per event" % fl[1])
+    pr = prof.get("2int, previous release")
+    if st and pr and st[0] is not None and pr[0] is not None:
+        r = st[1] / pr[1]
+        summ.add_text("record path vs previous release, instructions", "<= 1.05x",
+                      "%.3fx" % r, "PASS" if r <= 1.05 else "MISS")
     if st and sh and st[0] is not None and sh[0] is not None:
         r = sh[1] / st[1]
         summ.add_text("shared / static library, instructions", "<= 1.05x", "%.3fx" % r,
