@@ -40,7 +40,12 @@ struct ctl_target {
 	const char *path;		/* as given, for error_log */
 };
 
-enum { CTL_TOP_ONLY = 1 };
+/*
+ * CTL_UNLOCKED: the handler runs without slim_event_mutex (its instance
+ * kept busy meanwhile), for the recorder, whose lock nests outside it
+ * (src/core/fork.h: SLIM_FORK_RECORD before SLIM_FORK_EVENTS).
+ */
+enum { CTL_TOP_ONLY = 1, CTL_UNLOCKED = 2 };
 
 struct ctl_file {
 	const char *name;
@@ -459,9 +464,13 @@ static int write_record(struct ctl_target *t, const char *text, int append)
 	int ret;
 
 	(void)append;
+	/* Unlocked (CTL_UNLOCKED); the error_log wants the mutex again. */
 	ret = slim_record_ctl_write(t->inst->bufs, text);
-	if (ret)
+	if (ret) {
+		pthread_mutex_lock(&slim_event_mutex);
 		refuse(t, ret, "Cannot record to this file", text, 0);
+		pthread_mutex_unlock(&slim_event_mutex);
+	}
 	return ret;
 }
 
@@ -518,7 +527,7 @@ static const struct ctl_file root_files[] = {	/* an instance's root */
 	{ "trace_clock",	read_trace_clock,	write_trace_clock, 0 },
 	{ "trace_options",	read_trace_options,	write_trace_options, 0 },
 	{ "error_log",		read_error_log,		write_error_log, 0 },
-	{ "record",		read_record,		write_record,	0 },
+	{ "record",		read_record,		write_record,	CTL_UNLOCKED },
 	{ "dynamic_events",	read_dynamic_events,	write_dynamic_events, CTL_TOP_ONLY },
 };
 
@@ -663,6 +672,22 @@ static const struct ctl_file *resolve(char *path, struct ctl_target *t)
 	return find_file(t, level, part[n - 1]);
 }
 
+/* With slim_event_mutex held: call f's writer (or reader), unlocked if it says so. */
+static int call_file(const struct ctl_file *f, struct ctl_target *t, const char *text,
+		     int append, struct slim_seq *s)
+{
+	int ret;
+
+	if (!(f->flags & CTL_UNLOCKED))
+		return s ? f->read(t, s) : f->write(t, text, append);
+	slim_instance_get_busy(t->inst);
+	pthread_mutex_unlock(&slim_event_mutex);
+	ret = s ? f->read(t, s) : f->write(t, text, append);
+	pthread_mutex_lock(&slim_event_mutex);
+	slim_instance_put_busy(t->inst);
+	return ret;
+}
+
 static int ctl_write(const char *path, const char *text, int append)
 {
 	struct ctl_target t = { .path = path };
@@ -682,7 +707,7 @@ static int ctl_write(const char *path, const char *text, int append)
 	else if (!f->write)
 		ret = refuse(&t, -EACCES, "File is read-only", path, 0);
 	else
-		ret = f->write(&t, text, append);
+		ret = call_file(f, &t, text, append, NULL);
 	pthread_mutex_unlock(&slim_event_mutex);
 	free(copy);
 	return ret;
@@ -717,7 +742,7 @@ static int ctl_read(const char *path, struct slim_seq *s)
 		err = f ? -EACCES : -ENOENT;
 		refuse(&t, err, f ? "File is write-only" : "No such file", path, 0);
 	} else {
-		f->read(&t, s);
+		call_file(f, &t, NULL, 0, s);
 	}
 	pthread_mutex_unlock(&slim_event_mutex);
 	free(copy);
@@ -793,7 +818,7 @@ static int ctl_dir_op(const char *path, int make)
 	} else {
 		struct slim_instance *in = slim_instance_find(inst);
 
-		/* Being recorded, as a trace_pipe being read: busy. */
+		/* Being recorded, as a trace_pipe being read: busy (no lock taken). */
 		ret = in && slim_record_records(in->bufs) ? -EBUSY : slim_instance_remove(inst);
 	}
 	pthread_mutex_unlock(&slim_event_mutex);
@@ -952,7 +977,7 @@ SLIM_EXPORT struct slim_ctl_stream *slim_ctl_open(const char *path, int *err)
 		slim_instance_get_busy(t.inst);
 	} else {
 		/* Any other file reads as it is now, as a snapshot. */
-		f->read(&t, &st->text);
+		call_file(f, &t, NULL, 0, &st->text);
 	}
 	pthread_mutex_unlock(&slim_event_mutex);
 	free(copy);

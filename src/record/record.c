@@ -20,6 +20,8 @@
 
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec *active;		/* under api_lock */
+/* The buffer set being recorded (atomic): asked with slim_event_mutex held. */
+static struct slim_bufset *active_set;
 
 void rec_set_err(struct rec *r, int err)
 {
@@ -176,6 +178,7 @@ static int start(const char *path, enum rec_meta_lock how, struct slim_bufset *b
 		goto out;
 	}
 	active = r;
+	__atomic_store_n(&active_set, bufs, __ATOMIC_RELEASE);
 	rec_signals_install(r);
 out:
 	pthread_mutex_unlock(&api_lock);
@@ -204,6 +207,7 @@ static int stop(enum rec_meta_lock how)
 	rec_signals_remove();
 	rec_signals_detach(1);
 	active = NULL;
+	__atomic_store_n(&active_set, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&api_lock);
 	rec_free(r);
 	return ret;
@@ -278,22 +282,17 @@ int slim_record_ctl_write(struct slim_bufset *bs, const char *text)
 	memcpy(path, text, n);
 	path[n] = '\0';
 	if (n && strcmp(path, "0") != 0)
-		return start(path, REC_META_HELD, bs);
+		return start(path, REC_META_WAIT, bs);
 	/* "0" stops this instance's recording, not another's. */
 	if (!slim_record_records(bs))
 		return 0;
-	ret = stop(REC_META_HELD);
+	ret = stop(REC_META_WAIT);
 	return ret == -ENOENT ? 0 : ret;
 }
 
 int slim_record_records(struct slim_bufset *bs)
 {
-	int ret;
-
-	pthread_mutex_lock(&api_lock);
-	ret = active && active->d.bufs == bs;
-	pthread_mutex_unlock(&api_lock);
-	return ret;
+	return __atomic_load_n(&active_set, __ATOMIC_ACQUIRE) == bs;
 }
 
 int slim_record_ctl_read(struct slim_bufset *bs, struct slim_seq *s)

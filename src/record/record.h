@@ -16,13 +16,14 @@ struct slim_bufset;
  * The `record` control file of the instance whose buffers are bs.
  * Writing a path starts recording them to it (-EBUSY if a recording
  * runs, of any instance: one at a time); writing "0" or nothing stops
- * this instance's.  Safe with slim_event_mutex held: recording never
- * waits for that mutex.
+ * this instance's.  Called without slim_event_mutex (the recorder's
+ * lock nests outside it: src/core/fork.h), the instance kept busy by
+ * the caller meanwhile.
  */
 int slim_record_ctl_write(struct slim_bufset *bs, const char *text);
 /* The path bs is being recorded to and a newline, or nothing. */
 int slim_record_ctl_read(struct slim_bufset *bs, struct slim_seq *s);
-/* Is bs being recorded?  (Its instance cannot be removed meanwhile.) */
+/* Is bs being recorded?  (Its instance cannot be removed meanwhile.)  Takes no lock. */
 int slim_record_records(struct slim_bufset *bs);
 
 /*
