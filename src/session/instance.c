@@ -109,6 +109,8 @@ static void file_drop(struct slim_instance *inst, unsigned int id)
 
 	if (!f)
 		return;
+	if (f->triggers_drop)
+		f->triggers_drop(f);
 	if (f->enabled)
 		slim_event_target_del(f->ev, &f->target);
 	inst->files[id] = NULL;
