@@ -140,7 +140,14 @@ static void test_two_instances(void)
 	CHECK_EQ_STR(rd("tracing_on"), "0\n");
 	CHECK_EQ_STR(rd("instances/a/" TRIG), "traceoff:unlimited if b == 9\n");
 	CHECK_EQ_STR(rd(TRIG), "traceoff:count=0\n");
-	/* Removing the instance drops its triggers. */
+	/* Removing the instance drops its triggers, one acting on another event too. */
+	CHECK_EQ_INT(slim_ctl_write("instances/a/events/sample/sample_second/trigger",
+				    "disable_event:sample:sample_first"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/a/events/sample/sample_first/trigger",
+				    "enable_event:sample:sample_second:2"), 0);
+	trace_sample_first(0, 1);
+	trace_sample_second(5, 5);
+	CHECK(strstr(rd("instances/a/trace"), "sample_second: a=5 b=5") != NULL);
 	CHECK_EQ_INT(slim_ctl_rmdir("instances/a"), 0);
 	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
 	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);

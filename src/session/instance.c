@@ -240,6 +240,11 @@ int slim_instance_remove(const char *name)
 		return -ENOENT;
 	if (inst->busy)
 		return -EBUSY;
+	/* Triggers first: one may act on another event file of the instance. */
+	for (id = 0; id < inst->nr_files; id++) {
+		if (inst->files[id] && inst->files[id]->triggers_drop)
+			inst->files[id]->triggers_drop(inst->files[id]);
+	}
 	for (id = 0; id < inst->nr_files; id++)
 		file_drop(inst, id);
 	*p = inst->next;
