@@ -55,7 +55,8 @@ $(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fie
 		src/core/fields.c -o $@
 
 .PHONY: bench-build bench-profile bench-baseline
-bench-build: $(RECORD_BENCH) $(RECORD_BENCH_SO) $(CALLSITE_OBJ) $(BENCH_PARTS)
+bench-build: $(RECORD_BENCH) $(RECORD_BENCH_SO) $(CALLSITE_OBJ) $(BENCH_PARTS) \
+	$(BENCH_OUT)/trigger_bench
 
 # The previous release's record_bench, built from git beside this tree's
 # so that both are measured in the same run (the record path must not get
@@ -79,3 +80,9 @@ bench: bench-build bench-baseline
 bench-profile: $(RECORD_BENCH) $(RECORD_BENCH_SO) bench-baseline
 	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
 		--baseline $(BASELINE_BIN) --profile
+
+# A trigger's cost (docs/benchmarks.md): built with the bench, run by hand.
+$(BENCH_OUT)/trigger_bench: bench/trigger_bench.c tests/triggers/triggers_events.c $(STATIC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -Itests/dialect -o $@ bench/trigger_bench.c \
+		tests/triggers/triggers_events.c $(STATIC) $(LDLIBS)

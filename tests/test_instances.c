@@ -100,7 +100,7 @@ static void test_listing(void)
 	CHECK(l && strstr(l, "sample_first/\n") && strstr(l, "filter\n"));
 	free(l);
 	l = slim_ctl_list("events/sample/sample_first");
-	CHECK_EQ_STR(l, "enable\nfilter\nformat\nid\n");
+	CHECK_EQ_STR(l, "enable\nfilter\nformat\nid\ntrigger\n");
 	free(l);
 	CHECK(slim_ctl_list("events/nosys") == NULL && errno == ENOENT);
 	CHECK(slim_ctl_list("instances/nope") == NULL && errno == ENOENT);

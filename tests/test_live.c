@@ -133,7 +133,7 @@ static void test_workflow(void)
 	      has(r.out, "\nevents/\n") && has(r.out, "\ninstances/\n"));
 	run_free(&r);
 	CHECK(cli_ok(&r, (const char *[]){ "ctl", spid(pid), "ls", "events/live/live_tick", NULL }));
-	CHECK_EQ_STR(r.out, "enable\nfilter\nformat\nid\n");
+	CHECK_EQ_STR(r.out, "enable\nfilter\nformat\nid\ntrigger\n");
 	run_free(&r);
 
 	/* Instances, made and removed from outside; each its own session. */

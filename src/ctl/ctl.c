@@ -28,6 +28,7 @@
 #include "record/record.h"
 #include "session/instance.h"
 #include "text/trace_file.h"
+#include "trigger/trigger.h"
 
 /* One read of trace_pipe stops after this much text (the kernel stops by pages). */
 #define PIPE_READ_MAX	(1u << 20)
@@ -182,6 +183,16 @@ static int write_filter(struct ctl_target *t, const char *text, int append)
 	if (t->ev)
 		return slim_event_filter_write(t->inst, t->ev, text);
 	return slim_system_filter_write(t->inst, t->system, text);
+}
+
+static int read_trigger(struct ctl_target *t, struct slim_seq *s)
+{
+	return slim_trigger_print(t->inst, t->ev, s);
+}
+
+static int write_trigger(struct ctl_target *t, const char *text, int append)
+{
+	return slim_trigger_write(t->inst, t->ev, text, append);
 }
 
 /* ---- available_events, set_event --------------------------------------- */
@@ -547,6 +558,7 @@ static const struct ctl_file event_files[] = {	/* events/<sys>/<ev>/ */
 	{ "filter",		read_filter,		write_filter, 0 },
 	{ "format",		read_format,		NULL, 0 },
 	{ "id",			read_id,		NULL, 0 },
+	{ "trigger",		read_trigger,		write_trigger, 0 },
 };
 
 struct ctl_dir {

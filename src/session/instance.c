@@ -109,6 +109,8 @@ static void file_drop(struct slim_instance *inst, unsigned int id)
 
 	if (!f)
 		return;
+	if (f->triggers_drop)
+		f->triggers_drop(f);
 	if (f->enabled)
 		slim_event_target_del(f->ev, &f->target);
 	inst->files[id] = NULL;
@@ -238,6 +240,11 @@ int slim_instance_remove(const char *name)
 		return -ENOENT;
 	if (inst->busy)
 		return -EBUSY;
+	/* Triggers first: one may act on another event file of the instance. */
+	for (id = 0; id < inst->nr_files; id++) {
+		if (inst->files[id] && inst->files[id]->triggers_drop)
+			inst->files[id]->triggers_drop(inst->files[id]);
+	}
 	for (id = 0; id < inst->nr_files; id++)
 		file_drop(inst, id);
 	*p = inst->next;

@@ -40,6 +40,9 @@ struct slim_event_file {
 	struct slim_instance *inst;
 	int enabled;			/* target attached */
 	char *filter_note;		/* a refused filter's message, read back */
+	/* Triggers (src/trigger/): owned there; dropped through the hook. */
+	void *triggers;
+	void (*triggers_drop)(struct slim_event_file *f);
 };
 
 struct slim_sys_note;

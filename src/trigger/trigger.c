@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Event triggers, the kernel's events/<sys>/<ev>/trigger: traceon,
+ * traceoff, enable_event and disable_event, each with an optional count
+ * and an optional "if FILTER".
+ *
+ * An event file's triggers hang on a callback target of the event (a
+ * consumer, to the record path), so they see the filled record, run
+ * whether the event is recorded or not, and an event without triggers
+ * pays nothing new.  The list is an immutable array published with RCU:
+ * a write builds a new one, the old one goes after a grace period.
+ *
+ * Counts are exact across threads: a count is taken (decremented if
+ * above zero) before the action, and given back if the action found
+ * nothing to change, as the kernel counts only changes of state.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <slimtrace/output.h>
+#include "buffers/buffer.h"
+#include "filter/filter.h"
+#include "trigger/trigger.h"
+
+#define FILTER_LOC	"event filter parse error"
+#define TRIGGER_LOC	"event trigger"
+#define UNLIMITED	(-1L)
+
+enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_ENABLE, TRIG_DISABLE };
+
+static const char *const cmd_names[] = {
+	[TRIG_TRACEON] = "traceon", [TRIG_TRACEOFF] = "traceoff",
+	[TRIG_ENABLE] = "enable_event", [TRIG_DISABLE] = "disable_event",
+};
+
+struct trig {
+	enum trig_cmd cmd;
+	long count;			/* UNLIMITED, or what is left (atomic) */
+	struct slim_filter *filter;
+	struct slim_bufset *bufs;	/* traceon/traceoff: the instance's */
+	struct slim_event_file *file;	/* enable/disable_event: the one it flips */
+};
+
+struct trig_list {
+	unsigned int nr;
+	struct trig *t[];
+};
+
+/* An event file's triggers; f->triggers points here. */
+struct trig_set {
+	struct slim_target target;	/* the callback that runs them */
+	struct trig_list *list;		/* RCU */
+	int attached;
+	int soft_refs;			/* enable/disable_event naming this file */
+	int soft_enabled;		/* we attached the file for soft mode */
+};
+
+/* ---- the record side --------------------------------------------------- */
+
+/* Take one from the count: 0 when there is none left. */
+static int count_take(struct trig *t)
+{
+	long c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+
+	if (c == UNLIMITED)
+		return 1;
+	do {
+		if (c <= 0)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&t->count, &c, c - 1, 1,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return 1;
+}
+
+static void count_give_back(struct trig *t)
+{
+	if (__atomic_load_n(&t->count, __ATOMIC_RELAXED) != UNLIMITED)
+		__atomic_fetch_add(&t->count, 1, __ATOMIC_RELAXED);
+}
+
+/* 1 if it changed something. */
+static int act(struct trig *t)
+{
+	int want;
+
+	switch (t->cmd) {
+	case TRIG_TRACEON:
+	case TRIG_TRACEOFF:
+		want = t->cmd == TRIG_TRACEON;
+		return __atomic_exchange_n(&t->bufs->tracing_on, want,
+					   __ATOMIC_RELAXED) != want;
+	case TRIG_ENABLE:
+		return __atomic_fetch_and(&t->file->target.flags,
+					  ~SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE) &
+		       SLIM_TARGET_FL_SOFT_DISABLED;
+	case TRIG_DISABLE:
+		return !(__atomic_fetch_or(&t->file->target.flags,
+					   SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE) &
+			 SLIM_TARGET_FL_SOFT_DISABLED);
+	}
+	return 0;
+}
+
+static int passes(const struct trig *t, const void *rec, unsigned int len)
+{
+	struct slim_filter_ctx ctx = { .comm = NULL, .cpu = -1 };
+
+	if (!t->filter)
+		return 1;
+	if (slim_filter_needs_cpu(t->filter))
+		ctx.cpu = sched_getcpu();
+	return slim_filter_match(t->filter, rec, len, &ctx);
+}
+
+static void run(const struct slim_event *ev, const void *rec, unsigned int len,
+		uint64_t ts_ns, void *data)
+{
+	struct trig_set *set = data;
+	const struct trig_list *l = slim_rcu_dereference(set->list);
+	unsigned int i;
+
+	(void)ev;
+	(void)ts_ns;
+	for (i = 0; l && i < l->nr; i++) {
+		struct trig *t = l->t[i];
+
+		if (!passes(t, rec, len) || !count_take(t))
+			continue;
+		if (!act(t))
+			count_give_back(t);
+	}
+}
+
+/* ---- the set of an event file ------------------------------------------ */
+
+static void trig_free(struct trig *t)
+{
+	slim_filter_free(t->filter);
+	free(t);
+}
+
+static void list_free(void *p)
+{
+	free(p);
+}
+
+static void soft_put(struct slim_event_file *f);
+
+static void trig_free_rcu(void *p)
+{
+	trig_free(p);
+}
+
+/* The trigger leaves: undo what it set up, free it after a grace period. */
+static void trig_retire(struct trig *t)
+{
+	if (t->file)
+		soft_put(t->file);
+	slim_rcu_free(t, trig_free_rcu);
+}
+
+static void set_drop(struct slim_event_file *f)
+{
+	struct trig_set *set = f->triggers;
+	unsigned int i;
+
+	if (set->attached)
+		slim_event_target_del(f->ev, &set->target);
+	for (i = 0; set->list && i < set->list->nr; i++)
+		trig_retire(set->list->t[i]);
+	slim_rcu_free(set->list, list_free);
+	f->triggers = NULL;
+	f->triggers_drop = NULL;
+	slim_rcu_free(set, list_free);
+}
+
+static struct trig_set *set_of(struct slim_event_file *f)
+{
+	struct trig_set *set = f->triggers;
+
+	if (set)
+		return set;
+	set = calloc(1, sizeof(*set));
+	if (!set)
+		return NULL;
+	set->target.kind = SLIM_TARGET_CALLBACK;
+	set->target.flags = SLIM_TARGET_FL_CALLBACK;
+	set->target.fn = run;
+	set->target.data = set;
+	f->triggers = set;
+	f->triggers_drop = set_drop;
+	return set;
+}
+
+/*
+ * Publish a new list; attach or detach the callback as it has triggers
+ * or not.  The old list goes after a grace period, once the caller is
+ * done with it (*old; NULL: now).
+ */
+static int set_publish(struct slim_event_file *f, struct trig_list *l,
+		       struct trig_list **oldp)
+{
+	struct trig_set *set = f->triggers;
+	struct trig_list *old = set->list;
+	int ret;
+
+	if (l && l->nr && !set->attached) {
+		ret = slim_event_target_add(f->ev, &set->target);
+		if (ret)
+			return ret;
+		set->attached = 1;
+	}
+	slim_rcu_assign_pointer(set->list, l);
+	if ((!l || !l->nr) && set->attached) {
+		slim_event_target_del(f->ev, &set->target);
+		set->attached = 0;
+	}
+	if (oldp)
+		*oldp = old;
+	else
+		slim_rcu_free(old, list_free);
+	return 0;
+}
+
+/* ---- soft mode --------------------------------------------------------- */
+
+/*
+ * An event named by enable_event or disable_event is in soft mode: its
+ * target stays attached, and the SOFT_DISABLED flag says whether it
+ * records.  One the trigger had to attach starts soft-disabled.
+ */
+static int soft_get(struct slim_event_file *f)
+{
+	struct trig_set *set = set_of(f);
+	int ret;
+
+	if (!set)
+		return -ENOMEM;
+	if (!set->soft_refs && !f->enabled) {
+		__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_SOFT_DISABLED,
+				  __ATOMIC_RELEASE);
+		ret = slim_instance_enable(f->inst, f->ev, 1);
+		if (ret) {
+			__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
+					   __ATOMIC_RELEASE);
+			return ret;
+		}
+		set->soft_enabled = 1;
+	}
+	set->soft_refs++;
+	return 0;
+}
+
+static void soft_put(struct slim_event_file *f)
+{
+	struct trig_set *set = f->triggers;
+
+	if (!set || --set->soft_refs)
+		return;
+	if (set->soft_enabled)
+		slim_instance_enable(f->inst, f->ev, 0);
+	set->soft_enabled = 0;
+	__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+struct parsed {
+	int remove;
+	enum trig_cmd cmd;
+	long count;
+	struct slim_event *target;
+	char *filter;			/* in the copy: the text after "if" */
+};
+
+static char *trim(char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t\n");
+	n = strlen(s);
+	while (n && strchr(" \t\n", s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static int parse_count(const char *s, long *count)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s) {
+		*count = UNLIMITED;
+		return 0;
+	}
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	v = strtoul(s, &end, 10);
+	if (*end || v > (unsigned long)__LONG_MAX__ - 1)
+		return -EINVAL;
+	*count = (long)v;
+	return 0;
+}
+
+static int parse_cmd(char *word, struct parsed *p)
+{
+	char *name = strsep(&word, ":"), *sys = NULL, *ev = NULL;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cmd_names) / sizeof(cmd_names[0]); i++) {
+		if (strcmp(name, cmd_names[i]) == 0)
+			break;
+	}
+	if (i == sizeof(cmd_names) / sizeof(cmd_names[0]))
+		return -EINVAL;
+	p->cmd = (enum trig_cmd)i;
+	if (p->cmd == TRIG_ENABLE || p->cmd == TRIG_DISABLE) {
+		sys = strsep(&word, ":");
+		ev = strsep(&word, ":");
+		if (!sys || !ev)
+			return -EINVAL;
+		p->target = slim_event_find_locked(sys, ev);
+		if (!p->target)
+			return -EINVAL;
+	}
+	return parse_count(strsep(&word, ":"), &p->count) ? -EINVAL :
+	       word ? -EINVAL : 0;
+}
+
+/* "[!]CMD[:ARGS] [if FILTER]", in place. */
+static int parse(char *text, struct parsed *p)
+{
+	char *word, *rest;
+
+	memset(p, 0, sizeof(*p));
+	text = trim(text);
+	if (*text == '!') {
+		p->remove = 1;
+		text++;
+	}
+	word = text;
+	rest = word + strcspn(word, " \t");
+	if (*rest) {
+		*rest++ = '\0';
+		rest += strspn(rest, " \t");
+		if (strncmp(rest, "if", 2) != 0 || !strchr(" \t", rest[2]) || !rest[2])
+			return -EINVAL;
+		p->filter = rest + 3;
+	}
+	return parse_cmd(word, p);
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/* traceon and traceoff are one kind, as enable_event and disable_event of one event are. */
+static int same_kind(const struct trig *t, const struct parsed *p, struct slim_event_file *tf)
+{
+	int onoff = p->cmd == TRIG_TRACEON || p->cmd == TRIG_TRACEOFF;
+
+	if (onoff)
+		return t->cmd == TRIG_TRACEON || t->cmd == TRIG_TRACEOFF;
+	return (t->cmd == TRIG_ENABLE || t->cmd == TRIG_DISABLE) && t->file == tf;
+}
+
+static int find(const struct trig_list *l, const struct parsed *p,
+		struct slim_event_file *tf)
+{
+	unsigned int i;
+
+	for (i = 0; l && i < l->nr; i++) {
+		if (same_kind(l->t[i], p, tf))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* A copy of l without entry skip (-1: none), with room for one more in front. */
+static struct trig_list *list_copy(const struct trig_list *l, int skip, struct trig *first)
+{
+	unsigned int nr = l ? l->nr : 0, i, n = 0;
+	struct trig_list *c = malloc(sizeof(*c) + (nr + 1) * sizeof(c->t[0]));
+
+	if (!c)
+		return NULL;
+	if (first)
+		c->t[n++] = first;
+	for (i = 0; i < nr; i++) {
+		if ((int)i != skip)
+			c->t[n++] = l->t[i];
+	}
+	c->nr = n;
+	return c;
+}
+
+static int remove_one(struct slim_event_file *f, const struct parsed *p,
+		      struct slim_event_file *tf)
+{
+	struct trig_set *set = f->triggers;
+	struct trig_list *l;
+	struct trig *gone;
+	int i = set ? find(set->list, p, tf) : -1;
+
+	if (i < 0)
+		return 0;	/* the kernel says nothing either */
+	gone = set->list->t[i];
+	l = list_copy(set->list, i, NULL);
+	if (!l)
+		return -ENOMEM;
+	set_publish(f, l, NULL);
+	trig_retire(gone);
+	return 0;
+}
+
+static int compile(struct slim_instance *inst, struct slim_event *ev, const char *text,
+		   struct slim_filter **f)
+{
+	struct slim_filter_error err;
+	int ret;
+
+	*f = NULL;
+	if (!text)
+		return 0;
+	memset(&err, 0, sizeof(err));
+	ret = slim_filter_compile(slim_event_fields(ev), text, f, &err);
+	if (ret == -EINVAL)
+		slim_error_log(&inst->log, FILTER_LOC, err.msg[0] ? err.msg : "Error",
+			       text, err.msg[0] ? err.pos : -1);
+	return ret;
+}
+
+static int add_one(struct slim_event_file *f, const struct parsed *p,
+		   struct slim_event_file *tf, struct slim_filter *flt)
+{
+	struct trig_set *set = f->triggers;
+	struct trig_list *l;
+	struct trig *t = calloc(1, sizeof(*t));
+	int ret = -ENOMEM;
+
+	if (!t)
+		goto fail;
+	*t = (struct trig){ p->cmd, p->count, flt, f->inst->bufs, tf };
+	if (tf && (ret = soft_get(tf)))
+		goto fail;
+	l = list_copy(set->list, -1, t);
+	ret = l ? set_publish(f, l, NULL) : -ENOMEM;
+	if (!ret)
+		return 0;
+	free(l);
+	if (tf)
+		soft_put(tf);
+fail:
+	free(t);
+	slim_filter_free(flt);
+	return ret;
+}
+
+static void clear_all(struct slim_event_file *f)
+{
+	struct trig_set *set = f->triggers;
+	struct trig_list *old;
+	unsigned int i;
+
+	if (!set || !set->list)
+		return;
+	set_publish(f, NULL, &old);
+	for (i = 0; i < old->nr; i++)
+		trig_retire(old->t[i]);
+	slim_rcu_free(old, list_free);
+}
+
+static int refuse(struct slim_instance *inst, const char *msg, const char *cmd)
+{
+	slim_error_log(&inst->log, TRIGGER_LOC, msg, cmd, -1);
+	return -EINVAL;
+}
+
+static int apply(struct slim_instance *inst, struct slim_event *ev, const char *text,
+		 struct parsed *p)
+{
+	struct slim_event_file *f = slim_event_file(inst, ev, 1), *tf = NULL;
+	struct slim_filter *flt;
+	int ret;
+
+	if (!f || !set_of(f))
+		return -ENOMEM;
+	if (p->target && !(tf = slim_event_file(inst, p->target, 1)))
+		return -ENOMEM;
+	if (p->remove)
+		return remove_one(f, p, tf);
+	if (find(((struct trig_set *)f->triggers)->list, p, tf) >= 0) {
+		slim_error_log(&inst->log, TRIGGER_LOC, "Trigger already exists", text, -1);
+		return -EEXIST;
+	}
+	ret = compile(inst, ev, p->filter, &flt);
+	if (ret)
+		return ret;
+	return add_one(f, p, tf, flt);
+}
+
+int slim_trigger_write(struct slim_instance *inst, struct slim_event *ev,
+		       const char *text, int append)
+{
+	char *copy = strdup(text);
+	struct slim_event_file *f;
+	struct parsed p;
+	int ret;
+
+	if (!copy)
+		return -ENOMEM;
+	/* As the kernel: an open for truncation clears, whatever follows. */
+	f = append ? NULL : slim_event_file(inst, ev, 0);
+	if (f)
+		clear_all(f);
+	if (!*trim(copy)) {
+		free(copy);
+		return 0;
+	}
+	ret = parse(copy, &p);
+	if (ret)
+		ret = refuse(inst, (p.cmd == TRIG_ENABLE || p.cmd == TRIG_DISABLE) &&
+			     !p.target ? "Invalid event or command" : "Invalid trigger",
+			     text);
+	else
+		ret = apply(inst, ev, text, &p);
+	free(copy);
+	return ret;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+static void print_one(const struct trig *t, struct slim_seq *s)
+{
+	long c = __atomic_load_n(&t->count, __ATOMIC_RELAXED);
+
+	slim_seq_puts(s, cmd_names[t->cmd]);
+	if (t->file)
+		slim_seq_printf(s, ":%s:%s", slim_event_system(t->file->ev),
+				slim_event_name(t->file->ev));
+	if (c == UNLIMITED)
+		slim_seq_puts(s, ":unlimited");
+	else
+		slim_seq_printf(s, ":count=%ld", c);
+	if (t->filter)
+		slim_seq_printf(s, " if %s", slim_filter_text(t->filter));
+	slim_seq_puts(s, "\n");
+}
+
+int slim_trigger_print(struct slim_instance *inst, struct slim_event *ev,
+		       struct slim_seq *s)
+{
+	struct slim_event_file *f = slim_event_file(inst, ev, 0);
+	struct trig_set *set = f ? f->triggers : NULL;
+	unsigned int i;
+
+	if (!set || !set->list || !set->list->nr)
+		return slim_seq_puts(s, "# Available triggers:\n"
+				     "# traceon traceoff enable_event disable_event\n");
+	for (i = 0; i < set->list->nr; i++)
+		print_one(set->list->t[i], s);
+	return 0;
+}

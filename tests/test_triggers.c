@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Triggers: events/<sys>/<ev>/trigger with traceon, traceoff,
+ * enable_event and disable_event, counts, "if" filters, the kernel's
+ * read-back texts, removal, truncation, refusals with error_log, two
+ * instances apart, soft mode, and traceoff:5 from several threads with
+ * an exact count.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <slimtrace/ctl.h>
+#include "check.h"
+#include "sample_events.h"
+
+#define TRIG	"events/sample/sample_first/trigger"
+#define EMPTY	"# Available triggers:\n# traceon traceoff enable_event disable_event\n"
+
+static char *rd(const char *path)
+{
+	static char *last[4];
+	static int i;
+
+	i = (i + 1) % 4;
+	free(last[i]);
+	last[i] = slim_ctl_read(path);
+	return last[i] ? last[i] : "(null)";
+}
+
+static void test_forms(void)
+{
+	CHECK_EQ_STR(rd(TRIG), EMPTY);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff:3 if a == 0\n"), 0);
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=3 if a == 0\n");
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "enable_event:sample:sample_second"), 0);
+	CHECK_EQ_STR(rd(TRIG), "enable_event:sample:sample_second:unlimited\n"
+			       "traceoff:count=3 if a == 0\n");
+	/* traceon and traceoff are one kind: a second is a duplicate. */
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceon"), -EEXIST);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "disable_event:sample:sample_second:2"), -EEXIST);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "!traceoff"), 0);
+	CHECK_EQ_STR(rd(TRIG), "enable_event:sample:sample_second:unlimited\n");
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "!traceoff"), 0);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceon:0"), 0);
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=0\n"
+			       "enable_event:sample:sample_second:unlimited\n");
+	/* ">" clears first, as the kernel's open for truncation. */
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "disable_event:sample:sample_second:2 if b > 5"), 0);
+	CHECK_EQ_STR(rd(TRIG), "disable_event:sample:sample_second:count=2 if b > 5\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_STR(rd(TRIG), EMPTY);
+}
+
+static void test_refusals(void)
+{
+	CHECK_EQ_INT(slim_ctl_write("error_log", ""), 0);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceon"), 0);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "bogus"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceoff:abc"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceoff:-1"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceoff:1:2"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceoff iff a == 1"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "enable_event:sample:nope"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "enable_event:sample"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "disable_event:sample:sample_second if foo == 1"),
+		     -EINVAL);
+	CHECK_EQ_STR(rd(TRIG), "traceon:unlimited\n");
+	CHECK(strstr(rd("error_log"), "event trigger: error: Invalid trigger\n"
+				      "  Command: bogus\n") != NULL);
+	CHECK(strstr(rd("error_log"), "event trigger: error: Invalid event or command\n"
+				      "  Command: enable_event:sample:nope\n") != NULL);
+	CHECK(strstr(rd("error_log"), "event filter parse error: error: Field not found\n"
+				      "  Command: foo == 1\n") != NULL);
+	CHECK_EQ_STR(rd("events/sample/sample_second/enable"), "0\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+}
+
+/* traceoff fires on an event enabled nowhere, with its filter on the record. */
+static void test_traceoff_filter(void)
+{
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff:2 if a == 7"), 0);
+	trace_sample_first(1, 0);
+	CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	trace_sample_first(7, 0);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=1 if a == 7\n");
+	/* Already off: nothing changes, nothing counted. */
+	trace_sample_first(7, 0);
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=1 if a == 7\n");
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	trace_sample_first(7, 0);
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=0 if a == 7\n");
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	trace_sample_first(7, 0);
+	CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceon"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "0"), 0);
+	trace_sample_first(0, 0);
+	CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+}
+
+/* enable_event: the named event is attached soft-disabled until it fires. */
+static void test_soft_mode(void)
+{
+	slim_ctl_write("trace", "");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "enable_event:sample:sample_second:1"), 0);
+	trace_sample_second(1, 1);
+	CHECK(strstr(rd("trace"), "sample_second") == NULL);
+	trace_sample_first(0, 0);
+	trace_sample_second(2, 2);
+	CHECK(strstr(rd("trace"), "sample_second: a=2 b=2") != NULL);
+	CHECK_EQ_STR(rd(TRIG), "enable_event:sample:sample_second:count=0\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "disable_event:sample:sample_second"), 0);
+	trace_sample_first(0, 0);
+	slim_ctl_write("trace", "");
+	trace_sample_second(3, 3);
+	CHECK(strstr(rd("trace"), "sample_second") == NULL);
+	/* The last trigger naming it gone, the event is as it was: disabled. */
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	trace_sample_second(4, 4);
+	CHECK(strstr(rd("trace"), "sample_second") == NULL);
+	CHECK_EQ_STR(rd("events/sample/sample_second/enable"), "0\n");
+}
+
+static void test_two_instances(void)
+{
+	CHECK_EQ_INT(slim_ctl_mkdir("instances/a"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/a/" TRIG, "traceoff if b == 9"), 0);
+	CHECK_EQ_STR(rd(TRIG), EMPTY);
+	trace_sample_first(0, 9);
+	CHECK_EQ_STR(rd("instances/a/tracing_on"), "0\n");
+	CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff:1"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/a/tracing_on", "1"), 0);
+	trace_sample_first(0, 1);
+	CHECK_EQ_STR(rd("instances/a/tracing_on"), "1\n");
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK_EQ_STR(rd("instances/a/" TRIG), "traceoff:unlimited if b == 9\n");
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=0\n");
+	/* Removing the instance drops its triggers, one acting on another event too. */
+	CHECK_EQ_INT(slim_ctl_write("instances/a/events/sample/sample_second/trigger",
+				    "disable_event:sample:sample_first"), 0);
+	CHECK_EQ_INT(slim_ctl_write("instances/a/events/sample/sample_first/trigger",
+				    "enable_event:sample:sample_second:2"), 0);
+	trace_sample_first(0, 1);
+	trace_sample_second(5, 5);
+	CHECK(strstr(rd("instances/a/trace"), "sample_second: a=5 b=5") != NULL);
+	CHECK_EQ_INT(slim_ctl_rmdir("instances/a"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+}
+
+/* ---- traceoff:5 from several threads ----------------------------------- */
+
+#define THREADS	4
+
+static int stop;
+
+static void *fire(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED))
+		trace_sample_first(1, 2);
+	return NULL;
+}
+
+/* Read tracing_on with the control files' lock, as a user would. */
+static int tracing_on(void)
+{
+	return strcmp(rd("tracing_on"), "1\n") == 0;
+}
+
+static void test_threads_exact(void)
+{
+	pthread_t th[THREADS];
+	int i, offs = 0, spins;
+
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff:5"), 0);
+	for (i = 0; i < THREADS; i++)
+		CHECK_EQ_INT(pthread_create(&th[i], NULL, fire, NULL), 0);
+	/* Turn tracing back on each time the trigger turns it off. */
+	for (spins = 0; spins < 2000000 && offs < 6; spins++) {
+		if (!tracing_on()) {
+			offs++;
+			CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+		}
+		if (offs == 5 && spins % 1000 == 999)
+			break;
+	}
+	usleep(50000);
+	offs += !tracing_on();
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_INT(offs, 5);
+	CHECK_EQ_STR(rd(TRIG), "traceoff:count=0\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+}
+
+int main(void)
+{
+	alarm(60);
+	test_forms();
+	test_refusals();
+	test_traceoff_filter();
+	test_soft_mode();
+	test_two_instances();
+	test_threads_exact();
+	return check_done("triggers");
+}
