@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include <slimtrace/ctl.h>
+#include <slimtrace/dynevent.h>
 #include <slimtrace/output.h>
 #include <slimtrace/record.h>
 #include "check.h"
@@ -51,6 +53,44 @@ static char *slurp(const char *path)
 	if (buf)
 		buf[n] = '\0';
 	return buf;
+}
+
+/*
+ * A trigger of an event that stays (a dynamic one) names the library's
+ * event in enable_event: when the library goes, the trigger goes with
+ * it, and firing the event that stays touches nothing freed (ASan).
+ */
+static void test_trigger_across_dlclose(void)
+{
+	struct slim_dynevent *keep = NULL;
+	void (*fire)(int);
+	struct iovec iov;
+	uint32_t v = 1;
+	char *t;
+	void *h;
+
+	if (!CHECK(slim_dynevent_create("u:keeper u32 v", &keep) == 0))
+		return;
+	h = open_plugin(&fire);
+	if (!CHECK(h != NULL))
+		goto out;
+	CHECK_EQ_INT(slim_ctl_write("events/user_events/keeper/enable", "1"), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/user_events/keeper/trigger",
+				    "enable_event:plugin:plugin_ev"), 0);
+	t = slim_ctl_read("events/user_events/keeper/trigger");
+	CHECK(t && strstr(t, "enable_event:plugin:plugin_ev:unlimited"));
+	free(t);
+	CHECK_EQ_INT(dlclose(h), 0);
+	t = slim_ctl_read("events/user_events/keeper/trigger");
+	CHECK(t && !strstr(t, "plugin_ev"));
+	free(t);
+	iov.iov_base = &v;
+	iov.iov_len = sizeof(v);
+	CHECK_EQ_INT(slim_dynevent_fire(keep, &iov, 1), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/user_events/keeper/enable", "0"), 0);
+out:
+	slim_dynevent_release(keep);
+	CHECK_EQ_INT(slim_ctl_write("dynamic_events", ""), 0);
 }
 
 /*
@@ -170,5 +210,6 @@ int main(void)
 	free(t);
 	CHECK_EQ_INT(dlclose(h), 0);
 	test_record_across_dlclose();
+	test_trigger_across_dlclose();
 	return check_done("dlopen");
 }

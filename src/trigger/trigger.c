@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <slimtrace/output.h>
@@ -54,7 +55,12 @@ struct trig_set {
 	int attached;
 	int soft_refs;			/* enable/disable_event naming this file */
 	int soft_enabled;		/* we attached the file for soft mode */
+	struct slim_event_file *file;	/* whose set this is */
+	struct trig_set *next;		/* every set (slim_event_mutex) */
 };
+
+/* Every event file's set, to find the triggers that name a file going away. */
+static struct trig_set *all_sets;
 
 /* ---- the record side --------------------------------------------------- */
 
@@ -160,11 +166,65 @@ static void trig_retire(struct trig *t)
 	slim_rcu_free(t, trig_free_rcu);
 }
 
+static int set_publish(struct slim_event_file *f, struct trig_list *l,
+		       struct trig_list **oldp);
+
+/*
+ * f goes (its event unloads, its instance is removed): the triggers of
+ * other files that name it in enable_event/disable_event go first, so
+ * that none keeps a pointer to it.
+ */
+static void drop_referrers(struct slim_event_file *f)
+{
+	struct trig_set *s;
+	unsigned int i, n;
+
+	for (s = all_sets; s; s = s->next) {
+		struct trig_list *l = s->list, *c;
+
+		if (s->file == f || !l)
+			continue;
+		for (i = n = 0; i < l->nr; i++)
+			n += l->t[i]->file == f;
+		if (!n)
+			continue;
+		c = malloc(sizeof(*c) + l->nr * sizeof(c->t[0]));
+		if (!c) {
+			/* No room for the rest: they all go, and that is said. */
+			fprintf(stderr, "slimtrace: out of memory: the triggers of %s:%s are "
+				"removed\n", slim_event_system(s->file->ev),
+				slim_event_name(s->file->ev));
+			set_publish(s->file, NULL, &l);
+			for (i = 0; i < l->nr; i++)
+				trig_retire(l->t[i]);
+			slim_rcu_free(l, list_free);
+			continue;
+		}
+		for (i = c->nr = 0; i < l->nr; i++)
+			if (l->t[i]->file != f)
+				c->t[c->nr++] = l->t[i];
+		/* The old list stays ours until its triggers are retired. */
+		set_publish(s->file, c, &l);
+		for (i = 0; i < l->nr; i++)
+			if (l->t[i]->file == f)
+				trig_retire(l->t[i]);
+		slim_rcu_free(l, list_free);
+	}
+}
+
 static void set_drop(struct slim_event_file *f)
 {
-	struct trig_set *set = f->triggers;
+	struct trig_set *set = f->triggers, **pp;
 	unsigned int i;
 
+	if (set->soft_refs)
+		drop_referrers(f);
+	for (pp = &all_sets; *pp; pp = &(*pp)->next) {
+		if (*pp == set) {
+			*pp = set->next;
+			break;
+		}
+	}
 	if (set->attached)
 		slim_event_target_del(f->ev, &set->target);
 	for (i = 0; set->list && i < set->list->nr; i++)
@@ -188,6 +248,9 @@ static struct trig_set *set_of(struct slim_event_file *f)
 	set->target.flags = SLIM_TARGET_FL_CALLBACK;
 	set->target.fn = run;
 	set->target.data = set;
+	set->file = f;
+	set->next = all_sets;
+	all_sets = set;
 	f->triggers = set;
 	f->triggers_drop = set_drop;
 	return set;
