@@ -59,7 +59,7 @@ $(SHARED): $(LIB_OBJS)
 TEST_EXTRA = $(wildcard tests/$(patsubst test_%,%,$(notdir $@))/*.c)
 TEST_CFLAGS = -Itests -Isrc
 .SECONDEXPANSION:
-$(B)/tests/%: tests/%.c $$(wildcard tests/$$(patsubst test_%,%,$$*)/*.c) $(STATIC) $(HDRS) tests/check.h
+$(B)/tests/%: tests/%.c $$(wildcard tests/$$(patsubst test_%,%,$$*)/*.c) $(STATIC) $(HDRS) $(wildcard tests/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(TEST_CFLAGS) -Itests/$(patsubst test_%,%,$(notdir $@)) $(ALL_CFLAGS) -o $@ $< $(TEST_EXTRA) $(STATIC) $(LDLIBS)
 

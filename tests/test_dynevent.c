@@ -15,18 +15,8 @@
 #include <slimtrace/dynevent.h>
 #include <slimtrace/record.h>
 #include "check.h"
+#include "ctl_read.h"
 #include "sample_events.h"
-
-static char *rd(const char *path)
-{
-	static char *last[4];
-	static int i;
-
-	i = (i + 1) % 4;
-	free(last[i]);
-	last[i] = slim_ctl_read(path);
-	return last[i] ? last[i] : "(null)";
-}
 
 static int has(const char *text, const char *needle)
 {

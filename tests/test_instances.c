@@ -12,19 +12,9 @@
 #include <slimtrace/ctl.h>
 #include "buffers/buffer.h"
 #include "check.h"
+#include "ctl_read.h"
 #include "counted_class.h"
 #include "sample_events.h"
-
-static char *rd(const char *path)
-{
-	static char *last[4];
-	static int i;
-
-	i = (i + 1) % 4;
-	free(last[i]);
-	last[i] = slim_ctl_read(path);
-	return last[i] ? last[i] : "(null)";
-}
 
 static int count(const char *text, const char *needle)
 {

@@ -647,38 +647,6 @@ static int child_exec(void)
 	return 0;
 }
 
-static void test_exec_child(void)
-{
-	struct child_info ci = { 0 };
-	char fd_arg[16];
-	int fds[2], st;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/exec.dat", dir);
-	if (!CHECK(pipe(fds) == 0))
-		return;
-	pid = fork();
-	if (pid == 0) {
-		close(fds[0]);
-		snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
-		setenv("SLIMTRACE_OUTPUT", path, 1);
-		execl(self, self, "child-exec", fd_arg, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	CHECK(read(fds[0], &ci, sizeof(ci)) == sizeof(ci));
-	close(fds[0]);
-	waitpid(pid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	CHECK_EQ_INT(ci.ok, 1);
-	if (!read_file(path))
-		return;
-	check_no_leftovers();
-	check_events(&ci, 1, 0);
-	check_exact(&ci);
-	CHECK_EQ_INT(rep.n, 4000 + 4000 / 64 + 1);
-}
-
 /* main() returning, with the file named by SLIMTRACE_OUTPUT: a new program. */
 static int child_main(void)
 {
@@ -695,14 +663,18 @@ static int child_main(void)
 	return 0;
 }
 
-static void test_return_from_main(void)
+/*
+ * Run this program again as MODE with SLIMTRACE_OUTPUT naming file, then
+ * check what it recorded: 4000 pairs and their texts, exactly.
+ */
+static void run_env_child(const char *file, const char *mode)
 {
 	struct child_info ci = { 0 };
 	char fd_arg[16];
 	int fds[2], st;
 	pid_t pid;
 
-	snprintf(path, sizeof(path), "%s/main.dat", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	if (!CHECK(pipe(fds) == 0))
 		return;
 	pid = fork();
@@ -710,7 +682,7 @@ static void test_return_from_main(void)
 		close(fds[0]);
 		snprintf(fd_arg, sizeof(fd_arg), "%d", fds[1]);
 		setenv("SLIMTRACE_OUTPUT", path, 1);
-		execl(self, self, "child-main", fd_arg, (char *)NULL);
+		execl(self, self, mode, fd_arg, (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -725,6 +697,17 @@ static void test_return_from_main(void)
 	check_events(&ci, 1, 0);
 	check_exact(&ci);
 	CHECK_EQ_INT(rep.n, 4000 + 4000 / 64 + 1);
+}
+
+static void test_return_from_main(void)
+{
+	run_env_child("main.dat", "child-main");
+}
+
+/* The exec'd grandchild must leave the file alone (child_exec). */
+static void test_exec_child(void)
+{
+	run_env_child("exec.dat", "child-exec");
 }
 
 static void test_kill(const char *label)

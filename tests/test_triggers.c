@@ -12,21 +12,11 @@
 #include <unistd.h>
 #include <slimtrace/ctl.h>
 #include "check.h"
+#include "ctl_read.h"
 #include "sample_events.h"
 
 #define TRIG	"events/sample/sample_first/trigger"
 #define EMPTY	"# Available triggers:\n# traceon traceoff enable_event disable_event\n"
-
-static char *rd(const char *path)
-{
-	static char *last[4];
-	static int i;
-
-	i = (i + 1) % 4;
-	free(last[i]);
-	last[i] = slim_ctl_read(path);
-	return last[i] ? last[i] : "(null)";
-}
 
 static void test_forms(void)
 {

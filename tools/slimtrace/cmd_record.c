@@ -431,6 +431,30 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	return WEXITSTATUS(status);
 }
 
+/* The output file as an absolute path, its folder checked, an old one gone; NULL: said. */
+static char *output_path(struct record_opts *ro)
+{
+	char *out;
+
+	if (!ro->output)
+		ro->output = DEFAULT_FILE;
+	out = absolute(ro->output);
+	if (!out) {
+		cli_fail("%s: %s", ro->output, strerror(errno));
+		return NULL;
+	}
+	if (check_dir(out, ro->output)) {
+		free(out);
+		return NULL;
+	}
+	if (unlink(out) && errno != ENOENT) {
+		cli_fail("%s: cannot replace: %s", ro->output, strerror(errno));
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* ---- -p PID: attaching to a running program ---------------------------- */
 
 static volatile sig_atomic_t attach_stop;
@@ -629,20 +653,9 @@ int cmd_record(int argc, char **argv)
 	prog_argv = argv + optind;
 	ret = EXIT_FAIL;
 	if (ro.pid) {
-		if (!ro.output)
-			ro.output = DEFAULT_FILE;
-		out = absolute(ro.output);
-		if (!out) {
-			cli_fail("%s: %s", ro.output, strerror(errno));
-			goto done;
-		}
-		if (check_dir(out, ro.output))
-			goto done;
-		if (unlink(out) && errno != ENOENT) {
-			cli_fail("%s: cannot replace: %s", ro.output, strerror(errno));
-			goto done;
-		}
-		ret = attach(&ro, out, ro.output);
+		out = output_path(&ro);
+		if (out)
+			ret = attach(&ro, out, ro.output);
 		goto done;
 	}
 	if (find_program(prog_argv[0], path, sizeof(path))) {
@@ -655,19 +668,9 @@ int cmd_record(int argc, char **argv)
 			 "symbol, no libslimtrace in what it loads): it has no events to record", path);
 		goto done;
 	}
-	if (!ro.output)
-		ro.output = DEFAULT_FILE;
-	out = absolute(ro.output);
-	if (!out) {
-		cli_fail("%s: %s", ro.output, strerror(errno));
+	out = output_path(&ro);
+	if (!out)
 		goto done;
-	}
-	if (check_dir(out, ro.output))
-		goto done;
-	if (unlink(out) && errno != ENOENT) {
-		cli_fail("%s: cannot replace: %s", ro.output, strerror(errno));
-		goto done;
-	}
 	if (set_env("SLIMTRACE_OUTPUT", out) ||
 	    set_env("SLIMTRACE_EVENTS", ro.events ? ro.events : "*:*") ||
 	    set_env("SLIMTRACE_FILTER", ro.filters) ||
