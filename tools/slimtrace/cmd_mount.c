@@ -390,9 +390,10 @@ static int serve(const char *dir)
 	fs = fuse_new(&args, &ops, sizeof(ops), NULL);
 	if (!fs)
 		goto out;
-	if (fuse_mount(fs, dir) != 0)
+	/* Before the mount: an interrupt once it shows must unmount, not kill. */
+	if (fuse_set_signal_handlers(fuse_get_session(fs)) != 0)
 		goto out;
-	if (fuse_set_signal_handlers(fuse_get_session(fs)) == 0) {
+	if (fuse_mount(fs, dir) == 0) {
 		cfg = fuse_loop_cfg_create();
 		if (cfg) {
 			/* A few streams at once, each holding a thread while it waits. */
@@ -400,9 +401,9 @@ static int serve(const char *dir)
 			ret = fuse_loop_mt(fs, cfg) < 0 ? -1 : 0;
 			fuse_loop_cfg_destroy(cfg);
 		}
-		fuse_remove_signal_handlers(fuse_get_session(fs));
+		fuse_unmount(fs);
 	}
-	fuse_unmount(fs);
+	fuse_remove_signal_handlers(fuse_get_session(fs));
 out:
 	if (fs)
 		fuse_destroy(fs);
