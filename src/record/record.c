@@ -162,6 +162,11 @@ static int start(const char *path, enum rec_meta_lock how, struct slim_bufset *b
 	r = rec_alloc(path, version, bufs, &ret);
 	if (!r)
 		goto out;
+	/*
+	 * The calibration table, now: a fatal signal before the consumer's
+	 * first pass would otherwise convert nothing and leave raw cycles.
+	 */
+	rec_stage_calibrate(&r->d.stage);
 	/* A file that reads as an empty trace from the start, if we can. */
 	ret = rec_refresh(r, how, 1);
 	if (ret == -EAGAIN)
