@@ -193,6 +193,17 @@ static void test_filters(void)
 	CHECK(fire(1000) <= 100);
 	CHECK_EQ_INT(written_top() - w0, 0);
 
+	/*
+	 * After a pause longer than a delta can say, a rejected event's time
+	 * extend stays: the rejected events after it keep to the fast path.
+	 */
+	wr("events/sample/sample_first/filter", "a == 77777");
+	trace_sample_first(77777, 0);
+	usleep(150000);
+	w0 = written_top();
+	CHECK(fire(1000) <= 100);
+	CHECK_EQ_INT(written_top() - w0, 0);
+
 	/* The filter needs the thread's name, or its CPU: found at commit. */
 	snprintf(expr, sizeof(expr), "comm == \"%s\" && a < 10", program_invocation_short_name);
 	wr("events/sample/sample_first/filter", expr);

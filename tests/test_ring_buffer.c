@@ -431,6 +431,37 @@ static void test_overwrite_mode(void)
 	slim_rb_destroy(rb);
 }
 
+/*
+ * A discarded event that needed a time extend leaves the extend: the
+ * next event's delta is small again, and its time still right.
+ */
+static void test_discard_keeps_extend(void)
+{
+	static unsigned char page[PG_SIZE];
+	struct slim_rb *rb = slim_rb_create(4, 0);
+	uint64_t far = 100 + 3ull * SLIM_RB_DELTA_MAX;
+	struct dec_page d;
+	uint32_t off;
+	void *p;
+
+	CHECK(record(rb, PLEN, 100, 1));
+	off = rb->w.off;
+	p = slim_rb_reserve(rb, PLEN, far);
+	CHECK(p != NULL);
+	slim_rb_discard(rb);
+	CHECK_EQ_INT(rb->w.off, off + 8);
+	CHECK_EQ_INT(rb->w.ts, far);
+	CHECK(record(rb, PLEN, far + 10, 2));
+	CHECK_EQ_INT(rb->w.off, off + 8 + slim_rb_event_size(PLEN));
+	CHECK_EQ_INT(slim_rb_read_page(rb, page, 0), 1);
+	CHECK_EQ_INT(decode_page(page, &d), 0);
+	CHECK_EQ_INT(d.nr, 2);
+	CHECK_EQ_INT(d.ev[0].ts, 100);
+	CHECK_EQ_INT(d.ev[1].ts, far + 10);
+	CHECK_EQ_INT(verify(d.ev[1].payload, d.ev[1].len), 2);
+	slim_rb_destroy(rb);
+}
+
 static void test_discard_nested_limits(void)
 {
 	static unsigned char page[PG_SIZE];
@@ -831,6 +862,7 @@ int main(void)
 	test_drop_mode();
 	test_overwrite_mode();
 	test_discard_nested_limits();
+	test_discard_keeps_extend();
 	test_readers();
 	test_conflict();
 	for (int overwrite = 0; overwrite <= 1; overwrite++) {

@@ -98,6 +98,16 @@ static inline uint32_t slim_page_hdr(unsigned int type, uint32_t delta)
 #endif
 }
 
+/* The type (type_len) of a header slim_page_hdr() made. */
+static inline unsigned int slim_page_hdr_type(uint32_t hdr)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return hdr >> SLIM_PAGE_DELTA_BITS;
+#else
+	return hdr & 31;
+#endif
+}
+
 /* The time delta of a header slim_page_hdr() made. */
 static inline uint32_t slim_page_hdr_delta(uint32_t hdr)
 {

@@ -282,9 +282,22 @@ static inline void slim_rb_commit(struct slim_rb *rb)
 static inline void slim_rb_discard(struct slim_rb *rb)
 {
 	struct slim_rb_writer *w = &rb->w;
+	uint32_t hdr;
 
-	w->off = w->resv_off;
-	w->ts = w->resv_ts;
+	memcpy(&hdr, w->page->data + w->resv_off, sizeof(hdr));
+	if (slim_page_hdr_type(hdr) == SLIM_PAGE_TYPE_EXTEND) {
+		/*
+		 * The event came after a long pause and carried a time
+		 * extend: the extend stays (w->ts is where it reaches), so
+		 * that the next event's delta is small again.  Dropped with
+		 * the event, every later one would need an extend too, and
+		 * take the slow path, while a filter kept rejecting.
+		 */
+		w->off = w->resv_off + 8;
+	} else {
+		w->off = w->resv_off;
+		w->ts = w->resv_ts;
+	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
