@@ -182,8 +182,6 @@ static int lock_events(enum rec_meta_lock how)
 {
 	int tries;
 
-	if (how == REC_META_HELD)
-		return 0;
 	for (tries = 0; tries < (how == REC_META_WAIT ? 200 : 1); tries++) {
 		if (!pthread_mutex_trylock(&slim_event_mutex))
 			return 0;
@@ -236,7 +234,6 @@ int rec_meta_refresh(struct rec_meta_state *ms, enum rec_meta_lock how)
 	if (ret)
 		return ret;
 	ret = rebuild(ms);
-	if (how != REC_META_HELD)
-		pthread_mutex_unlock(&slim_event_mutex);
+	pthread_mutex_unlock(&slim_event_mutex);
 	return ret;
 }

@@ -136,7 +136,8 @@ int rec_stage_flush(struct rec_put *p);
 
 /* ---- meta.c: what a file says besides its pages ---- */
 
-enum rec_meta_lock { REC_META_TRY, REC_META_WAIT, REC_META_HELD };
+/* How hard to try for slim_event_mutex: once, or for up to 200 ms. */
+enum rec_meta_lock { REC_META_TRY, REC_META_WAIT };
 struct rec_meta_state {
 	struct rec_meta m;	/* what the sink is given (sink.h) */
 	unsigned char *blob;	/* the blocks */
