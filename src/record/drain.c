@@ -23,10 +23,12 @@ struct rec_cpu {
 	int has_stat;
 };
 
+/* Room for CPUs 0..need-1, and then some: a burst of threads comes at once. */
 static int grow(struct rec_drain_state *d, int need)
 {
-	int cap = need + REC_SPARE, i;
-	struct rec_cpu *c = realloc(d->cpus, (size_t)cap * sizeof(*c));
+	int cap = 2 * need + 16, i;
+	struct rec_cpu *c = rec_grow(d->cpus, (size_t)d->cap * sizeof(*c),
+				     (size_t)cap * sizeof(*c), d->in_signal);
 	struct rec_cpu_stat *s;
 
 	if (!c)
@@ -34,7 +36,8 @@ static int grow(struct rec_drain_state *d, int need)
 	d->cpus = c;
 	for (i = d->cap; i < cap; i++)
 		memset(&c[i], 0, sizeof(c[i]));
-	s = realloc(d->stats, (size_t)cap * sizeof(*s));
+	s = rec_grow(d->stats, (size_t)d->cap * sizeof(*s), (size_t)cap * sizeof(*s),
+		     d->in_signal);
 	if (!s)
 		return -ENOMEM;
 	d->stats = s;
@@ -56,27 +59,24 @@ int rec_drain_init(struct rec_drain_state *d, struct rec_sink *sink,
 
 void rec_drain_free(struct rec_drain_state *d)
 {
-	free(d->cpus);
-	free(d->stats);
+	rec_release(d->cpus);
+	rec_release(d->stats);
 	rec_stage_free(&d->stage);
 	rec_lost_free(&d->lost);
 	rec_threads_free(&d->threads);
 	memset(d, 0, sizeof(*d));
 }
 
-/*
- * The file CPU of buffer b; NULL if there is no room.  The consumer keeps
- * REC_SPARE entries free for the signal path, which cannot allocate.
- */
+/* The file CPU of buffer b; NULL if there is no memory for it. */
 static struct rec_cpu *cpu_of(struct rec_drain_state *d, struct slim_buffer *b)
 {
 	int id = rec_src_id(b);
 
 	if (id < 0)
 		return NULL;
-	if (!d->in_signal && id + REC_SPARE >= d->cap)
+	if (id >= d->cap)
 		grow(d, id + 1);
-	if (id >= d->cap || d->sink->ops->cpus(d->sink, id + 1, !d->in_signal))
+	if (id >= d->cap || d->sink->ops->cpus(d->sink, id + 1, d->in_signal))
 		return NULL;
 	d->cpus[id].b = b;
 	if (id >= d->nr)

@@ -24,10 +24,11 @@ struct rec_ring {
 	} owed[OWED_MAX];	/* oldest first */
 };
 
-static int grow(struct rec_lost *l)
+static int grow(struct rec_lost *l, int in_signal)
 {
-	int cap = l->nr + 1 + REC_SPARE;
-	struct rec_ring *g = realloc(l->rings, (size_t)cap * sizeof(*g));
+	int cap = 2 * l->nr + 16;
+	struct rec_ring *g = rec_grow(l->rings, (size_t)l->cap * sizeof(*g),
+				      (size_t)cap * sizeof(*g), in_signal);
 
 	if (!g)
 		return -ENOMEM;
@@ -39,12 +40,12 @@ static int grow(struct rec_lost *l)
 int rec_lost_init(struct rec_lost *l)
 {
 	memset(l, 0, sizeof(*l));
-	return grow(l);
+	return grow(l, 0);
 }
 
 void rec_lost_free(struct rec_lost *l)
 {
-	free(l->rings);
+	rec_release(l->rings);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -55,8 +56,7 @@ int rec_lost_ring(struct rec_lost *l, struct slim_rb *rb, int may_grow)
 	for (i = 0; i < l->nr; i++)
 		if (l->rings[i].rb == rb)
 			return i;
-	/* The consumer keeps REC_SPARE entries free for the signal path. */
-	if (l->nr + (may_grow ? REC_SPARE : 0) >= l->cap && (!may_grow || grow(l)))
+	if (l->nr >= l->cap && grow(l, !may_grow))
 		return -1;
 	memset(&l->rings[l->nr], 0, sizeof(l->rings[0]));
 	l->rings[l->nr].rb = rb;

@@ -13,6 +13,7 @@
  *   signals.c   fatal signals: flush, then die as the signal would
  *   sink.h      the file writer's interface; sink_tdat*.c, tdat_out.c
  *   recover.c   rebuilding a file after SIGKILL
+ *   mem.c       the tables' memory, which a signal handler can grow too
  *
  * What runs in a signal handler (drain, the sink's page and finish)
  * uses only system calls on files and memory allocated beforehand.
@@ -32,7 +33,16 @@
 #pragma GCC visibility push(hidden)
 
 #define REC_BATCH	64	/* pages per write(2) */
-#define REC_SPARE	16	/* buffers and rings a signal handler may add */
+
+/* ---- mem.c: the tables' memory ---- */
+
+/*
+ * realloc(), or in a fatal signal handler fresh mapped pages (old is
+ * then left alone).  NULL if there is no memory.
+ */
+void *rec_grow(void *old, size_t old_size, size_t new_size, int in_signal);
+/* free() for what rec_grow() gave. */
+void rec_release(void *p);
 
 /* ---- source.c: the buffers ---- */
 

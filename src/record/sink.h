@@ -6,9 +6,9 @@
  * new file format is a new sink file and a line in the table of
  * record/sink.c.
  *
- * page() and finish() run in a fatal signal handler too: they may only
- * use system calls on files and memory set aside by begin(), cpus() or
- * metadata().
+ * cpus(), page() and finish() run in a fatal signal handler too: they
+ * may only use system calls on files, memory set aside by begin(),
+ * cpus() or metadata(), and what cpus() maps there (rec_grow()).
  */
 #ifndef SLIM_RECORD_SINK_H
 #define SLIM_RECORD_SINK_H
@@ -67,11 +67,11 @@ struct rec_sink_ops {
 	/* State for path: 0 or -errno. */
 	int (*begin)(struct rec_sink *s, const char *path);
 	/*
-	 * CPUs 0..nr-1 exist (the file has nr CPUs at least).  0, or
-	 * -ENOMEM / -ENOSPC when that needs memory and may_alloc is 0 (a
-	 * signal handler): the CPU is then left out.
+	 * CPUs 0..nr-1 exist (the file has nr CPUs at least); in_signal:
+	 * called from a fatal signal handler.  0, or -ENOMEM: the CPU is
+	 * then left out.
 	 */
-	int (*cpus)(struct rec_sink *s, int nr, int may_alloc);
+	int (*cpus)(struct rec_sink *s, int nr, int in_signal);
 	/* The metadata changed: what a reader should see now.  0 or -errno. */
 	int (*metadata)(struct rec_sink *s, const struct rec_meta *m);
 	/* n whole pages of a CPU (one with room: cpus()).  0 or -errno. */

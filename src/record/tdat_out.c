@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The files of a trace.dat recording and the parts both versions write
- * (tdat_out.h).  Everything but begin, cpus and reopen is
- * async-signal-safe: a fatal signal handler finishes the file with it.
+ * (tdat_out.h).  Everything but begin and reopen is async-signal-safe
+ * (cpus with in_signal set): a fatal signal handler finishes the file
+ * with it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -167,12 +168,13 @@ int tdat_out_begin(struct tdat_out *o, const char *path)
 	size_t len = strlen(path);
 
 	memset(o, 0, sizeof(*o));
+	o->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	o->path_len = len;
 	o->path = strdup(path);
 	o->part = malloc(len + 6);
 	o->name = malloc(len + 32);
 	o->copy = malloc((size_t)REC_BATCH * PAGE);
-	if (!o->path || !o->part || !o->name || !o->copy || tdat_out_cpus(o, 0, 1))
+	if (!o->path || !o->part || !o->name || !o->copy || tdat_out_cpus(o, 0, 0))
 		return -ENOMEM;
 	memcpy(o->name, path, len + 1);
 	memcpy(o->part, path, len);
@@ -187,68 +189,157 @@ void tdat_out_end(struct tdat_out *o)
 	for (i = 0; i < o->cap; i++)
 		if (o->fd[i] >= 0)
 			close(o->fd[i]);
+	if (o->reserve >= 0)
+		close(o->reserve);
 	free(o->path);
 	free(o->part);
 	free(o->name);
-	free(o->fd);
-	free(o->bytes);
-	free(o->tail);
+	rec_release(o->fd);
+	rec_release(o->bytes);
+	rec_release(o->used);
+	rec_release(o->tail);
 	free(o->copy);
 	free(o->file);
 	memset(o, 0, sizeof(*o));
+	o->reserve = -1;
 }
 
-int tdat_out_cpus(struct tdat_out *o, int nr, int may_alloc)
+/* Each array to cap entries: 0, or -ENOMEM with the old ones kept. */
+static int grow_arrays(struct tdat_out *o, int cap, int in_signal)
 {
-	int cap = nr + REC_SPARE, i;
-	size_t tail_cap = 2048 + (size_t)cap * STAT_ROOM;
+	size_t old = (size_t)o->cap, n = (size_t)cap;
+	size_t tail_cap = 2048 + n * STAT_ROOM;
 	unsigned char *tail;
-	uint64_t *bytes;
+	uint64_t *bytes, *used;
 	int *fd;
 
-	if (nr > o->nr && nr <= o->cap)
-		o->nr = nr;
-	if (nr + REC_SPARE <= o->cap)
-		return 0;
-	if (!may_alloc)
-		return nr <= o->cap ? 0 : -ENOSPC;
-	fd = realloc(o->fd, (size_t)cap * sizeof(*fd));
+	fd = rec_grow(o->fd, old * sizeof(*fd), n * sizeof(*fd), in_signal);
 	if (!fd)
 		return -ENOMEM;
 	o->fd = fd;
-	bytes = realloc(o->bytes, (size_t)cap * sizeof(*bytes));
+	bytes = rec_grow(o->bytes, old * sizeof(*bytes), n * sizeof(*bytes), in_signal);
 	if (!bytes)
 		return -ENOMEM;
 	o->bytes = bytes;
-	for (i = o->cap; i < cap; i++) {
-		o->fd[i] = -1;
-		o->bytes[i] = 0;
-	}
-	o->cap = cap;
-	tail = realloc(o->tail, tail_cap);
+	used = rec_grow(o->used, old * sizeof(*used), n * sizeof(*used), in_signal);
+	if (!used)
+		return -ENOMEM;
+	o->used = used;
+	tail = rec_grow(o->tail, o->tail_cap, tail_cap, in_signal);
 	if (!tail)
 		return -ENOMEM;
 	o->tail = tail;
 	o->tail_cap = tail_cap;
+	return 0;
+}
+
+int tdat_out_cpus(struct tdat_out *o, int nr, int in_signal)
+{
+	int cap = 2 * nr + 16, i, old = o->cap;
+
+	/* Room to spare: a burst of new threads comes all at once. */
+	if (nr > o->cap || !o->cap) {
+		if (grow_arrays(o, cap, in_signal))
+			return -ENOMEM;
+		for (i = old; i < cap; i++) {
+			o->fd[i] = -1;
+			o->bytes[i] = 0;
+			o->used[i] = 0;
+		}
+		o->cap = cap;
+	}
 	if (nr > o->nr)
 		o->nr = nr;
 	return 0;
 }
 
+/* Close the spool file written longest ago; 0 if none was open. */
+static int close_oldest(struct tdat_out *o)
+{
+	int i, old = -1;
+
+	for (i = 0; i < o->cap; i++)
+		if (o->fd[i] >= 0 && (old < 0 || o->used[i] < o->used[old]))
+			old = i;
+	if (old < 0)
+		return 0;
+	close(o->fd[old]);
+	o->fd[old] = -1;
+	o->nr_open--;
+	return 1;
+}
+
+/* open(2), making room among our own descriptors when there are none left. */
+static int open_room(struct tdat_out *o, const char *name, int flags)
+{
+	int fd;
+
+	for (;;) {
+		fd = open(name, flags | O_CLOEXEC, 0644);
+		if (fd >= 0 || (errno != EMFILE && errno != ENFILE))
+			return fd;
+		if (close_oldest(o))
+			continue;
+		if (o->reserve < 0)
+			return -1;
+		close(o->reserve);
+		o->reserve = -1;
+	}
+}
+
+/* CPU cpu's spool file, open: its descriptor or -errno. */
+static int cpu_fd(struct tdat_out *o, int cpu)
+{
+	int flags = o->file ? O_RDONLY : O_RDWR;
+
+	if (o->fd[cpu] >= 0)
+		return o->fd[cpu];
+	if (o->nr_open >= TDAT_OPEN_MAX)
+		close_oldest(o);
+	if (!o->used[cpu])
+		flags |= O_CREAT | O_TRUNC;
+	o->fd[cpu] = open_room(o, cpu_file(o, cpu), flags);
+	if (o->fd[cpu] < 0)
+		return -errno;
+	o->nr_open++;
+	if (!o->used[cpu])
+		o->used[cpu] = ++o->tick;
+	return o->fd[cpu];
+}
+
+static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
+{
+	const char *p = buf;
+	ssize_t w;
+
+	while (n) {
+		w = pwrite(fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		p += w;
+		n -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
 int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n)
 {
-	int ret;
+	int fd, ret;
 
 	if (cpu < 0 || cpu >= o->cap)
 		return 0;	/* no room: cannot happen with cpus() called */
-	if (o->fd[cpu] < 0) {
-		o->fd[cpu] = open(cpu_file(o, cpu), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (o->fd[cpu] < 0)
-			return -errno;
-	}
+	fd = cpu_fd(o, cpu);
+	if (fd < 0)
+		return fd;
+	o->used[cpu] = ++o->tick;
 	if (cpu >= o->nr)
 		o->nr = cpu + 1;
-	ret = write_all(o->fd[cpu], pages, n * PAGE);
+	ret = pwrite_all(fd, pages, n * PAGE, o->bytes[cpu]);
 	if (!ret)
 		o->bytes[cpu] += (uint64_t)n * PAGE;
 	return ret;
@@ -277,10 +368,12 @@ static int copy_slow(struct tdat_out *o, int in, uint64_t off, uint64_t len, int
 int tdat_out_copy(struct tdat_out *o, int cpu, int out)
 {
 	uint64_t len = o->bytes[cpu];
-	int in = o->fd[cpu];
+	int in = cpu_fd(o, cpu);
 	loff_t off = 0;
 	ssize_t n;
 
+	if (in < 0)
+		return in;
 	while ((uint64_t)off < len) {
 		n = copy_file_range(in, &off, out, NULL, (size_t)(len - (uint64_t)off), 0);
 		if (n > 0)
@@ -302,7 +395,7 @@ int tdat_out_commit(struct tdat_out *o, int (*write)(struct tdat_out *o, int fd,
 {
 	int fd, ret;
 
-	fd = open(o->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open_room(o, o->part, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		return -errno;
 	ret = write(o, fd, arg);
@@ -320,10 +413,14 @@ void tdat_out_remove_spool(struct tdat_out *o)
 	int i;
 
 	for (i = 0; i < o->cap; i++) {
-		if (o->fd[i] < 0)
+		if (!o->used[i])
 			continue;
-		close(o->fd[i]);
-		o->fd[i] = -1;
+		if (o->fd[i] >= 0) {
+			close(o->fd[i]);
+			o->fd[i] = -1;
+			o->nr_open--;
+		}
+		o->used[i] = 0;
 		unlink(cpu_file(o, i));
 	}
 }
@@ -390,15 +487,16 @@ static int open_spool(struct tdat_out *o)
 		cpu = cpu_number(d->d_name, base);
 		if (cpu < 0)
 			continue;
-		if (tdat_out_cpus(o, cpu + 1, 1)) {
+		if (tdat_out_cpus(o, cpu + 1, 0)) {
 			ret = -ENOMEM;
 			break;
 		}
-		o->fd[cpu] = open(cpu_file(o, cpu), O_RDONLY | O_CLOEXEC);
-		if (o->fd[cpu] < 0 || fstat(o->fd[cpu], &st)) {
+		if (stat(cpu_file(o, cpu), &st)) {
 			ret = -errno;
 			break;
 		}
+		/* Opened when copied: as many as there are, a few at a time. */
+		o->used[cpu] = ++o->tick;
 		/* A page cut short by the kill is dropped. */
 		o->bytes[cpu] = (uint64_t)st.st_size / PAGE * PAGE;
 		if (cpu >= o->nr)

@@ -11,6 +11,11 @@
  * A trace.dat holds each CPU's pages in one piece, and buffers appear and
  * grow while the program runs, so the pages go to one file per CPU and
  * are copied behind the header at the end (what trace-cmd record does).
+ *
+ * However many threads record, at most TDAT_OPEN_MAX of those files are
+ * open at once (the least recently written is closed to open another),
+ * and one descriptor is held in reserve from the start: a program near
+ * its fd limit still gets its pages written and its final file made.
  */
 #ifndef SLIM_RECORD_TDAT_OUT_H
 #define SLIM_RECORD_TDAT_OUT_H
@@ -49,12 +54,18 @@ void wb_option(struct wbuf *w, uint16_t id, const void *data, uint32_t len);
 /* The CPUSTAT options of the end (or the note of a recovered file). */
 void wb_cpustats(struct wbuf *w, const struct rec_end *e);
 
+#define TDAT_OPEN_MAX	32	/* PATH.cpuN files open at once */
+
 struct tdat_out {
 	char *path, *part, *name;	/* name: scratch for PATH.cpuN */
 	size_t path_len;
-	int *fd;			/* PATH.cpuN, -1 until opened */
+	int *fd;			/* PATH.cpuN, -1 while closed */
 	uint64_t *bytes;		/* whole pages in it */
+	uint64_t *used;			/* when last written (o->tick), 0: no file */
+	uint64_t tick;
 	int nr, cap;			/* CPUs seen, room */
+	int nr_open;			/* fd[] entries open */
+	int reserve;			/* a descriptor kept for when none is left */
 	unsigned char *tail;		/* room for what follows the metadata */
 	size_t tail_cap;
 	unsigned char *copy;		/* room to copy data through */
@@ -65,8 +76,8 @@ struct tdat_out {
 
 int tdat_out_begin(struct tdat_out *o, const char *path);
 void tdat_out_end(struct tdat_out *o);
-/* CPUs 0..nr-1 exist; -ENOSPC if that needs memory and may_alloc is 0. */
-int tdat_out_cpus(struct tdat_out *o, int nr, int may_alloc);
+/* CPUs 0..nr-1 exist (mem.c's rules in a signal handler); 0 or -ENOMEM. */
+int tdat_out_cpus(struct tdat_out *o, int nr, int in_signal);
 int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n);
 int write_all(int fd, const void *buf, size_t n);
 /* Append CPU cpu's pages to fd: in the kernel when it can. */

@@ -48,9 +48,9 @@ int tdat_sink_begin(struct rec_sink *s, const char *path, const struct tdat_layo
 	return ret;
 }
 
-int tdat_sink_cpus(struct rec_sink *s, int nr, int may_alloc)
+int tdat_sink_cpus(struct rec_sink *s, int nr, int in_signal)
 {
-	return tdat_out_cpus(&ts_of(s)->o, nr, may_alloc);
+	return tdat_out_cpus(&ts_of(s)->o, nr, in_signal);
 }
 
 int tdat_sink_metadata(struct rec_sink *s, const struct rec_meta *m)
