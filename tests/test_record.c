@@ -35,6 +35,7 @@
 #include "ring/page.h"
 #include "rec_events.h"
 #include "record/record.h"
+#include "record/rec.h"
 
 #define MAX_EVENTS	400000
 
@@ -376,9 +377,133 @@ static void segfault(void)
 	*p = 1;
 }
 
+/* ---- limits: a burst of threads, few descriptors, a small file size ---- */
+
+#define BURST		128	/* threads that take a buffer at once */
+#define BURST_EVENTS	100
+
+static pthread_barrier_t go, fired_all;
+
+/* Each takes its buffer when all are released together, then stays. */
+static void *burst_worker(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	fire(1, 0, BURST_EVENTS);
+	pthread_barrier_wait(&fired_all);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* wait: join them (they must then return); else leave them running. */
+static void burst(int wait, void *(*fn)(void *))
+{
+	static pthread_t th[BURST];
+	int i;
+
+	pthread_barrier_init(&go, NULL, BURST + 1);
+	pthread_barrier_init(&fired_all, NULL, BURST + 1);
+	for (i = 0; i < BURST; i++)
+		info.ok &= pthread_create(&th[i], NULL, fn, NULL) == 0;
+	pthread_barrier_wait(&go);
+	pthread_barrier_wait(&fired_all);
+	info.fired += BURST * BURST_EVENTS;
+	for (i = 0; wait && i < BURST; i++)
+		pthread_join(th[i], NULL);
+}
+
+static void *burst_returner(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	fire(1, 0, BURST_EVENTS);
+	pthread_barrier_wait(&fired_all);
+	return NULL;
+}
+
+/*
+ * What a fatal signal handler does, without the consumer that would have
+ * grown the tables first: a pass in signal mode over buffers it has
+ * never seen, as many as a burst of threads made.  (Before, it had room
+ * for 16 beyond the last pass.)
+ */
+static void signal_pass_unseen(void)
+{
+	struct rec_drain_state d;
+	struct rec_sink sink;
+	uint64_t read = 0;
+	int i;
+
+	child_setup(NULL, NULL, NULL);
+	info.ok &= rec_sink_open(&sink, 6, path) == 0;
+	info.ok &= rec_drain_init(&d, &sink, rec_src_set()) == 0;
+	burst(0, burst_worker);
+	d.in_signal = 1;
+	info.ok &= rec_drain(&d, REC_DRAIN_SIGNAL) == 0;
+	rec_drain_stats(&d);
+	for (i = 0; i < d.nr; i++)
+		read += d.stats[i].read;
+	info.ok &= d.nr == BURST && read == (uint64_t)info.fired;
+	if (d.nr != BURST || read != (uint64_t)info.fired)
+		fprintf(stderr, "     signal pass: %d buffers, %llu of %ld events\n", d.nr,
+			(unsigned long long)read, info.fired);
+	tell_parent();
+	_exit(0);
+}
+
+/* Descriptors open in this process. */
+static int open_fds(void)
+{
+	int n = 0, fd;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* Few descriptors left: fewer than there are buffers to spool. */
+static void low_fd_limit(void)
+{
+	struct rlimit rl;
+
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = (rlim_t)open_fds() + 4;
+	info.ok &= setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+#define FSIZE_LIMIT	(600 << 10)	/* each CPU's pages fit, the whole file not */
+
+/* The final file cannot be written; stderr goes to PATH.err. */
+static void small_file_limit(void)
+{
+	struct rlimit rl = { FSIZE_LIMIT, FSIZE_LIMIT };
+	char err[200];
+	int fd;
+
+	snprintf(err, sizeof(err), "%s.err", path);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	info.ok &= fd >= 0 && dup2(fd, 2) == 2;
+	signal(SIGXFSZ, SIG_IGN);	/* EFBIG rather than death */
+	info.ok &= setrlimit(RLIMIT_FSIZE, &rl) == 0;
+}
+
+/* Start with the file's name relative to its folder, then move away. */
+static void chdir_start(void)
+{
+	char sub[200];
+
+	snprintf(sub, sizeof(sub), "%s/elsewhere", dir);
+	info.ok &= mkdir(sub, 0755) == 0 && chdir(dir) == 0;
+	info.ok &= slim_record_start(strrchr(path, '/') + 1) == 0;
+	info.t0 = clock_ns();
+	info.ok &= chdir(sub) == 0;
+}
+
 enum scenario {
 	SC_STOP, SC_EXIT_THREAD, SC_SEGV, SC_ABRT, SC_KILL, SC_THREADS,
 	SC_OVERWRITE, SC_DROP, SC_EMPTY, SC_MONO_RAW,
+	SC_BURST_SEGV, SC_NOFILE, SC_FSIZE, SC_CHDIR, SC_SIGNAL_UNSEEN,
 };
 
 static void run_child(enum scenario sc)
@@ -398,6 +523,41 @@ static void run_child(enum scenario sc)
 	case SC_MONO_RAW:
 		child_setup(NULL, NULL, "mono_raw");
 		child_start();
+		info.fired += fire(0, 0, 3000);
+		break;
+	case SC_BURST_SEGV:
+		signal(SIGSEGV, SIG_DFL);
+		child_setup(NULL, NULL, NULL);
+		child_start();
+		info.fired += fire(0, 0, 1000);
+		info.ok &= slim_record_sync() == 0;
+		/* Buffers the consumer has not seen yet when the crash comes. */
+		burst(0, burst_worker);
+		info.t1 = clock_ns();
+		tell_parent();
+		segfault();
+		break;
+	case SC_SIGNAL_UNSEEN:
+		signal_pass_unseen();
+		break;
+	case SC_NOFILE:
+		child_setup(NULL, NULL, NULL);
+		low_fd_limit();
+		child_start();
+		burst(1, burst_returner);
+		break;
+	case SC_FSIZE:
+		child_setup(NULL, NULL, NULL);
+		small_file_limit();
+		child_start();
+		two_threads();
+		info.t1 = clock_ns();
+		info.ok &= slim_record_stop() == -EFBIG;
+		tell_parent();
+		exit(0);
+	case SC_CHDIR:
+		child_setup(NULL, NULL, NULL);
+		chdir_start();
 		info.fired += fire(0, 0, 3000);
 		break;
 	case SC_SEGV:
@@ -560,13 +720,16 @@ static void scenario(const char *name, enum scenario sc, int want_sig)
 	}
 	if (!CHECK(ci.ok == 1))
 		fprintf(stderr, "     %s: the child's calls failed\n", name);
-	if (sc == SC_KILL)
+	if (sc == SC_KILL || sc == SC_FSIZE || sc == SC_SIGNAL_UNSEEN)
 		return;
 	if (!read_file(path))
 		return;
 	check_no_leftovers();
-	check_events(&ci, sc == SC_THREADS ? 2 : 1, sc == SC_OVERWRITE || sc == SC_DROP);
+	if (sc != SC_BURST_SEGV && sc != SC_NOFILE)
+		check_events(&ci, sc == SC_THREADS ? 2 : 1, sc == SC_OVERWRITE || sc == SC_DROP);
 	check_exact(&ci);
+	if (sc != SC_OVERWRITE && sc != SC_DROP)
+		CHECK_EQ_INT(rep.n, ci.fired);
 }
 
 /* The version byte of a trace.dat: '6' or '7'. */
@@ -788,6 +951,57 @@ static void test_threads(void)
 	CHECK(cpu_of[1] != cpu_of[2]);
 }
 
+/*
+ * The limits a recording meets in the field (issue 9): each failed
+ * before, losing events without counting them.
+ */
+static void test_limits(void)
+{
+	char name[300], *err;
+	struct stat st;
+	int i, names = 0;
+
+	/* Every buffer taken since the last pass reaches the file at a crash. */
+	scenario("burst_segv", SC_BURST_SEGV, SIGSEGV);
+	CHECK_EQ_INT(rep.n, 1000 + 1000 / 64 + 1 + BURST * BURST_EVENTS);
+	CHECK_EQ_INT(rep.cpus, BURST + 1);
+	CHECK_EQ_INT(rep.lost_marked, 0);
+	/* The same, made certain: no consumer pass since the burst. */
+	scenario("signal_unseen", SC_SIGNAL_UNSEEN, 0);
+
+	/* Fewer descriptors than buffers: all pages still spooled and joined. */
+	scenario("nofile", SC_NOFILE, 0);
+	CHECK_EQ_INT(rep.n, BURST * BURST_EVENTS);
+	CHECK_EQ_INT(rep.lost_marked + rep.overrun + rep.dropped, 0);
+
+	/* A relative name and a chdir(): the file lands where it started. */
+	scenario("chdir", SC_CHDIR, 0);
+	CHECK_EQ_INT(rep.n, 3000 + 3000 / 64 + 1);
+	snprintf(name, sizeof(name), "%s/elsewhere/chdir.dat", dir);
+	CHECK(stat(name, &st) != 0);
+	snprintf(name, sizeof(name), "%s/elsewhere/chdir.dat.cpu0", dir);
+	CHECK(stat(name, &st) != 0);
+
+	/* The pages fit, the final file does not: said, kept, recoverable. */
+	scenario("fsize", SC_FSIZE, 0);
+	snprintf(name, sizeof(name), "%s.err", path);
+	err = slurp(name, NULL);
+	if (!CHECK(err && strstr(err, path) && strstr(err, "could not be written") &&
+		   strstr(err, strerror(EFBIG)) && strstr(err, "recover")))
+		fprintf(stderr, "     stderr of the child: %s\n", err ? err : "(none)");
+	free(err);
+	snprintf(name, sizeof(name), "%s.cpu0", path);
+	CHECK(stat(name, &st) == 0 && st.st_size > 0);
+	CHECK_EQ_INT(slim_record_recover(path), 0);
+	check_no_leftovers();
+	if (!read_file(path))
+		return;
+	CHECK_EQ_INT(rep.n, 40000);
+	for (i = 0; i < rep.n; i++)
+		names += !strncmp(rep.v[i].comm, "recw", 4);
+	CHECK_EQ_INT(names, 40000);
+}
+
 static void test_lost(void)
 {
 	scenario("overwrite", SC_OVERWRITE, 0);
@@ -985,6 +1199,7 @@ int main(int argc, char **argv)
 	CHECK(file_version(path) == '6');
 	test_version7();
 	test_threads();
+	test_limits();
 	test_lost();
 	test_api_and_file();
 	free(rep.v);

@@ -31,6 +31,19 @@ void rec_set_err(struct rec *r, int err)
 	}
 }
 
+/*
+ * The end of a recording whose final file could not be written (a full
+ * disk, a file size limit): the pages stay in PATH.cpuN, and PATH is
+ * the last complete version, so nothing recorded is gone yet.
+ */
+static void say_unfinished(struct rec *r, int err)
+{
+	fprintf(stderr, "slimtrace: recording to %s: the final file could not be written: %s; "
+		"the recorded pages are kept in %s.cpu*: `slimtrace recover %s` "
+		"(or slim_record_recover()) rebuilds it\n", r->path, strerror(-err), r->path,
+		r->path);
+}
+
 static void rec_free(struct rec *r)
 {
 	if (!r)
@@ -131,6 +144,28 @@ static int check_path(const char *path)
 	return 0;
 }
 
+/*
+ * A relative path is taken from the directory of now: the program may
+ * chdir() while it records, and the final file must land beside the
+ * pages.
+ */
+static int absolute(const char *path, char *buf, size_t len)
+{
+	size_t n;
+
+	if (path[0] == '/') {
+		snprintf(buf, len, "%s", path);
+		return 0;
+	}
+	if (!getcwd(buf, len))
+		return -errno;
+	n = strlen(buf);
+	if (n + 1 + strlen(path) > PATH_MAX - 32)
+		return -ENAMETOOLONG;
+	snprintf(buf + n, len - n, "%s%s", n && buf[n - 1] == '/' ? "" : "/", path);
+	return 0;
+}
+
 /* SLIMTRACE_FILE_VERSION: 6 (the default) or 7. */
 static int file_version(void)
 {
@@ -144,12 +179,15 @@ static int file_version(void)
 	return -EINVAL;
 }
 
-static int start(const char *path, enum rec_meta_lock how, struct slim_bufset *bufs)
+static int start(const char *rel, enum rec_meta_lock how, struct slim_bufset *bufs)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	int ret = check_path(path), version = file_version();
+	int ret = check_path(rel), version = file_version();
+	char path[PATH_MAX];
 	struct rec *r;
 
+	if (!ret)
+		ret = absolute(rel, path, sizeof(path));
 	if (ret)
 		return ret;
 	if (version < 0)
@@ -207,6 +245,8 @@ static int stop(enum rec_meta_lock how)
 	pthread_mutex_unlock(&r->lock);
 	pthread_join(r->thread, NULL);
 	ret = rec_finish(r, how);
+	if (ret && ret != -ENODATA)
+		say_unfinished(r, ret);
 	if (!ret)
 		ret = r->err;
 	rec_signals_remove();

@@ -18,6 +18,36 @@
 static struct rec *sig_rec;		/* what a signal handler sees (atomic) */
 static int handlers_in;			/* signal handlers running (atomic) */
 
+static void say(const char *s)
+{
+	ssize_t n = write(2, s, strlen(s));
+
+	(void)n;
+}
+
+/* record.c's message, with only what a handler may call. */
+static void say_unfinished(struct rec *r, int err)
+{
+	char num[16];
+	int i = sizeof(num) - 1;
+
+	num[i] = '\0';
+	err = -err;
+	do {
+		num[--i] = (char)('0' + err % 10);
+		err /= 10;
+	} while (err && i);
+	say("slimtrace: recording to ");
+	say(r->path);
+	say(": the final file could not be written (errno ");
+	say(num + i);
+	say("); the recorded pages are kept in ");
+	say(r->path);
+	say(".cpu*: `slimtrace recover ");
+	say(r->path);
+	say("` rebuilds it\n");
+}
+
 /* The handler's work: drain what is committed and write the final file. */
 static void signal_flush(struct rec *r)
 {
@@ -31,10 +61,14 @@ static void signal_flush(struct rec *r)
 		rec_ms_sleep(1);
 	}
 	if (!__atomic_load_n(&r->finished, __ATOMIC_ACQUIRE)) {
+		int ret;
+
 		r->d.in_signal = 1;
 		if (!r->err)
 			rec_drain(&r->d, REC_DRAIN_SIGNAL);
-		rec_write_final(r);
+		ret = rec_write_final(r);
+		if (ret && ret != -ENODATA)
+			say_unfinished(r, ret);
 		__atomic_store_n(&r->finished, 1, __ATOMIC_RELEASE);
 	}
 	rec_own_release(r);
