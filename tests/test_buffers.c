@@ -4,12 +4,16 @@
  * thread, buffers are reused, and every fired event is either recorded
  * or counted lost, exactly, in both modes and with a concurrent reader.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <slimtrace/ctl.h>
 #include "check.h"
 #include "records.h"
@@ -187,6 +191,55 @@ static void test_resize_frees_old_rings(void)
 	CHECK_EQ_INT(after.lost - before.lost, 0);
 }
 
+/*
+ * A resize refused for want of memory changes nothing: the size read
+ * back stays, and a thread that starts after it still gets a buffer of
+ * that size (before, it was given the refused size, failed, and its
+ * events were lost).  In a child with an address-space limit; the
+ * sanitizers' shadow memory cannot live under one, so only plain builds.
+ */
+static int refused_resize_child(void)
+{
+	struct rlimit rl = { 512ul << 20, 512ul << 20 };
+	struct slim_rb_stats before, after;
+	int bad = 0;
+	char *t;
+
+	slim_ctl_write("buffer_size_kb", "64");
+	stats(&before);
+	if (setrlimit(RLIMIT_AS, &rl))
+		return 2;
+	bad |= slim_ctl_write("buffer_size_kb", "4194304") != -ENOMEM;
+	t = slim_ctl_read("buffer_size_kb");
+	bad |= !t || strcmp(t, "64\n") != 0;
+	free(t);
+	run_threads(4, 200);
+	stats(&after);
+	bad |= after.written - before.written != 800;
+	bad |= after.lost != before.lost;
+	bad |= slim_bufset_lost_nobuf(&slim_bufset_top) != 0;
+	return bad;
+}
+
+static void test_refused_resize(void)
+{
+	const char *build = getenv("SLIM_TEST_BUILD");
+	pid_t pid;
+	int st = -1;
+
+	if (build && strcmp(build, "plain") && strcmp(build, "clang")) {
+		printf("test_refused_resize: not in the %s build (RLIMIT_AS)\n", build);
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(refused_resize_child());
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+	if (!CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		fprintf(stderr, "     refused resize: child status %#x\n", st);
+}
+
 static void test_counter_clock(void)
 {
 	char *t;
@@ -232,6 +285,7 @@ int main(void)
 	test_concurrent_reader();
 	test_resize_keeps_records();
 	test_resize_frees_old_rings();
+	test_refused_resize();
 	test_counter_clock();
 	return check_done("buffers");
 }
