@@ -388,6 +388,7 @@ static pthread_barrier_t go, fired_all;
 static void *burst_worker(void *arg)
 {
 	(void)arg;
+	prctl(PR_SET_NAME, "burst");
 	pthread_barrier_wait(&go);
 	fire(1, 0, BURST_EVENTS);
 	pthread_barrier_wait(&fired_all);
@@ -964,6 +965,11 @@ static void test_limits(void)
 	/* Every buffer taken since the last pass reaches the file at a crash. */
 	scenario("burst_segv", SC_BURST_SEGV, SIGSEGV);
 	CHECK_EQ_INT(rep.n, 1000 + 1000 / 64 + 1 + BURST * BURST_EVENTS);
+	/* ...with their names: the handler grew the table of threads too. */
+	for (i = 0; i < rep.n; i++)
+		names += !strcmp(rep.v[i].comm, "burst");
+	CHECK_EQ_INT(names, BURST * BURST_EVENTS);
+	names = 0;
 	CHECK_EQ_INT(rep.cpus, BURST + 1);
 	CHECK_EQ_INT(rep.lost_marked, 0);
 	/* The same, made certain: no consumer pass since the burst. */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The threads seen in the pages, with their names: the file's saved
- * cmdlines.  A hash table of thread ids the consumer grows, with room to
- * spare for the signal path, which cannot allocate.  A name is looked up
- * when the metadata is refreshed.
+ * cmdlines.  A hash table of thread ids, grown by the consumer, or by a
+ * fatal signal handler from mapped pages (mem.c).  A name is looked up
+ * when the metadata is refreshed, or from /proc in the handler.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,17 +18,19 @@ struct rec_pid {
 	char comm[16];		/* "" until known */
 };
 
-static int grow(struct rec_threads *th)
+/* Twice the room; in a signal handler from mapped pages (mem.c). */
+static int grow(struct rec_threads *th, int in_signal)
 {
 	unsigned int cap = th->cap ? 2 * th->cap : 64, i, j;
-	struct rec_pid *t = calloc(cap, sizeof(*t));
-	char *text = malloc((size_t)cap * 32);
+	struct rec_pid *t = rec_grow(NULL, 0, cap * sizeof(*t), in_signal);
+	char *text = rec_grow(NULL, 0, (size_t)cap * 32, in_signal);
 
 	if (!t || !text) {
-		free(t);
-		free(text);
+		rec_release(t);
+		rec_release(text);
 		return -ENOMEM;
 	}
+	memset(t, 0, cap * sizeof(*t));
 	for (i = 0; i < th->cap; i++) {
 		if (!th->pids[i].pid)
 			continue;
@@ -36,8 +38,10 @@ static int grow(struct rec_threads *th)
 			;
 		t[j] = th->pids[i];
 	}
-	free(th->pids);
-	free(th->text);
+	if (!in_signal) {
+		rec_release(th->pids);
+		rec_release(th->text);
+	}
 	th->pids = t;
 	th->cap = cap;
 	th->text = text;
@@ -48,13 +52,13 @@ static int grow(struct rec_threads *th)
 int rec_threads_init(struct rec_threads *th)
 {
 	memset(th, 0, sizeof(*th));
-	return grow(th);
+	return grow(th, 0);
 }
 
 void rec_threads_free(struct rec_threads *th)
 {
-	free(th->pids);
-	free(th->text);
+	rec_release(th->pids);
+	rec_release(th->text);
 	memset(th, 0, sizeof(*th));
 }
 
@@ -77,7 +81,7 @@ void rec_threads_note(struct rec_threads *th, const struct slim_page_entry *e, i
 	if (pid == th->last || pid <= 0)
 		return;
 	th->last = pid;
-	if (2 * (th->nr + 1) > th->cap && (!may_grow || grow(th)))
+	if (2 * (th->nr + 1) > th->cap && grow(th, !may_grow))
 		return;
 	mask = th->cap - 1;
 	for (i = (uint32_t)pid & mask; th->pids[i].pid; i = (i + 1) & mask)
