@@ -10,10 +10,13 @@
  *  - buffer_size_kb written while new threads record their first event;
  *  - trace_pipe read while a writer never pauses: one read is bounded.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +97,45 @@ static int child_work(void)
 	return 0;
 }
 
+/* A line of /proc/PID/task/TID/FILE, for the log of a hung child. */
+static void show_proc(int pid, const char *tid, const char *file)
+{
+	char path[96], buf[160] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", pid, tid, file);
+	f = fopen(path, "r");
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	fprintf(stderr, "     task %s %s: %s\n", tid, file, buf);
+}
+
+/* Where each thread of a hung child waits: what to look at next time. */
+static void describe_hung(int pid)
+{
+	char path[48];
+	struct dirent *d;
+	DIR *dp;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dp = opendir(path);
+	if (!dp)
+		return;
+	fprintf(stderr, "     child %d hung:\n", pid);
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.')
+			continue;
+		show_proc(pid, d->d_name, "comm");
+		show_proc(pid, d->d_name, "wchan");
+		show_proc(pid, d->d_name, "syscall");
+	}
+	closedir(dp);
+}
+
 /* Wait for pid at most ms; -1 if it is still running (then it is killed). */
 static int wait_bounded(pid_t pid, int ms)
 {
@@ -105,6 +147,7 @@ static int wait_bounded(pid_t pid, int ms)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		nanosleep(&ts, NULL);
 	}
+	describe_hung(pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	return -1;
