@@ -1035,6 +1035,12 @@ static void test_api_errors(void)
 	CHECK_EQ_INT(slim_record_start(""), -EINVAL);
 	CHECK_EQ_INT(slim_record_start(NULL), -EINVAL);
 	CHECK_EQ_INT(slim_record_start("/nonexistent-dir/x.dat"), -ENOENT);
+	/* A folder is not a recording already running (rename said EBUSY). */
+	CHECK_EQ_INT(slim_record_start("."), -EISDIR);
+	CHECK_EQ_INT(slim_record_start(dir), -EISDIR);
+	CHECK_EQ_INT(slim_ctl_write("record", "."), -EISDIR);
+	snprintf(bad, sizeof(bad), "%s/", dir);
+	CHECK_EQ_INT(slim_ctl_write("record", bad), -EISDIR);
 	CHECK_EQ_INT(slim_record_stop(), -ENOENT);
 	CHECK_EQ_INT(slim_record_sync(), -ENOENT);
 	snprintf(bad, sizeof(bad), "%s/garbage.dat", dir);

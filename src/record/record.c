@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <slimtrace/output.h>
 #include "record/rec.h"
@@ -166,6 +167,21 @@ static int absolute(const char *path, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The file is put in place by rename(2), which says EBUSY for "." and
+ * EISDIR for another folder: say what is wrong before that, so a
+ * folder is not taken for a recording already running.
+ */
+static int not_a_dir(const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+
+	if ((n && path[n - 1] == '/') || (!stat(path, &st) && S_ISDIR(st.st_mode)))
+		return -EISDIR;
+	return 0;
+}
+
 /* SLIMTRACE_FILE_VERSION: 6 (the default) or 7. */
 static int file_version(void)
 {
@@ -188,6 +204,8 @@ static int start(const char *rel, enum rec_meta_lock how, struct slim_bufset *bu
 
 	if (!ret)
 		ret = absolute(rel, path, sizeof(path));
+	if (!ret)
+		ret = not_a_dir(path);
 	if (ret)
 		return ret;
 	if (version < 0)
