@@ -152,6 +152,66 @@ static void test_target_exits(void)
 	target_stop(&t, 0);
 }
 
+/* Lines of trace-cmd report naming what, or -1 without trace-cmd. */
+static int trace_cmd_count(const char *what)
+{
+	if (system("command -v trace-cmd >/dev/null 2>&1"))
+		return -1;
+	return report_count("trace-cmd", what);
+}
+
+/*
+ * A program killed with SIGKILL leaves its trace without data and the
+ * pages beside it: record rebuilds the file, says so, and exits as the
+ * program died; `slimtrace recover` does the same for a file left by
+ * SLIMTRACE_OUTPUT alone.
+ */
+static void test_killed(void)
+{
+	char frag[64];
+	struct run r;
+	int n, tc;
+
+	unlink(FILE_OUT);
+	run_cli(&r, (const char *[]){ "record", "-e", "live:*", "-o", FILE_OUT, "--", TARGET,
+				      "-i", "200", "-d", "0.3", "-K", NULL });
+	if (!CHECK(lp_exit_code(r.status) == 128 + SIGKILL))
+		fprintf(stderr, "     exit %d: %s", lp_exit_code(r.status), r.err);
+	CHECK(has(r.err, "did not finish") && has(r.err, "recovered from"));
+	run_free(&r);
+	snprintf(frag, sizeof(frag), "%s.cpu0", FILE_OUT);
+	CHECK(access(frag, F_OK) != 0);
+	n = report_count(CLI, "live_tick:");
+	CHECK(n > 10);
+	tc = trace_cmd_count("live_tick:");
+	CHECK(tc < 0 || tc == n);
+
+	unlink(FILE_OUT);
+	setenv("SLIMTRACE_OUTPUT", FILE_OUT, 1);
+	setenv("SLIMTRACE_EVENTS", "live:*", 1);
+	run_prog_sig(&r, TARGET, (const char *[]){ "-i", "200", "-d", "0.3", "-K", NULL }, 0, 0,
+		     NULL);
+	unsetenv("SLIMTRACE_OUTPUT");
+	unsetenv("SLIMTRACE_EVENTS");
+	CHECK(WIFSIGNALED(r.status) && WTERMSIG(r.status) == SIGKILL);
+	run_free(&r);
+	CHECK(access(frag, F_OK) == 0);
+	CHECK_EQ_INT(report_count(CLI, "live_tick:"), 0);
+	CHECK(cli_ok(&r, (const char *[]){ "recover", FILE_OUT, NULL }));
+	CHECK(has(r.err, "recovered from"));
+	run_free(&r);
+	CHECK(access(frag, F_OK) != 0);
+	CHECK(report_count(CLI, "live_tick:") > 10);
+	/* Nothing left to put together: said, exit 1. */
+	run_cli(&r, (const char *[]){ "recover", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 1);
+	CHECK(has(r.err, "nothing to recover"));
+	run_free(&r);
+	run_cli(&r, (const char *[]){ "recover", NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 2);
+	run_free(&r);
+}
+
 static void test_refusals(void)
 {
 	struct run r;
@@ -180,6 +240,7 @@ int main(void)
 	test_refusals();
 	test_attach();
 	test_target_exits();
+	test_killed();
 	unlink(FILE_OUT);
 	lp_cleanup();
 	return check_done("live_record");

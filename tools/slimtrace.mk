@@ -1,10 +1,15 @@
 # The slimtrace command.  It reads trace.dat files with libtraceevent
 # (Debian: libtraceevent-dev) and zstd (libzstd-dev), and mounts with
 # libfuse3; the library itself never links them.  The library's page decoder (src/ring/page.c) is
-# compiled in, as trace-cmd shares libtraceevent's kbuffer.
+# compiled in, as trace-cmd shares libtraceevent's kbuffer, and so are
+# its trace.dat sinks, which `recover` and `record` rebuild files with
+# (they need only libc).
 CLI      := $(B)/tools/slimtrace
-CLI_SRCS := $(wildcard tools/slimtrace/*.c) src/ring/page.c src/live/sockdir.c
-CLI_HDRS := $(wildcard tools/slimtrace/*.h) src/ring/page.h src/live/sockdir.h src/live/proto.h
+CLI_REC  := recover tdat_sink sink_tdat6 sink_tdat7 tdat_out mem
+CLI_SRCS := $(wildcard tools/slimtrace/*.c) src/ring/page.c src/live/sockdir.c \
+	$(CLI_REC:%=src/record/%.c)
+CLI_HDRS := $(wildcard tools/slimtrace/*.h) src/ring/page.h src/live/sockdir.h src/live/proto.h \
+	$(wildcard src/record/*.h)
 TRACEEVENT_LIBS ?= $(shell pkg-config --libs libtraceevent 2>/dev/null || echo -ltraceevent)
 ZSTD_LIBS ?= $(shell pkg-config --libs libzstd 2>/dev/null || echo -lzstd)
 # slimtrace mount serves with libfuse3 (Debian: libfuse3-dev, fuse3);

@@ -4,7 +4,7 @@
  * fire events until the time is up, a signal arrives or its input
  * closes.  Nothing here turns tracing on: that is done from outside.
  *
- *   live_target [-t THREADS] [-i USECS] [-d SECONDS] [-F] [-E]
+ *   live_target [-t THREADS] [-i USECS] [-d SECONDS] [-F] [-E] [-K]
  *
  *   -t  threads firing (default 1)
  *   -i  pause between rounds of events, in microseconds (default 1000;
@@ -12,6 +12,8 @@
  *   -d  stop after this long and exit from main (default: never)
  *   -F  fork first: parent and child both fire
  *   -E  stop when standard input reaches its end
+ *   -K  at the end, drain what is recorded (slim_record_sync) and die by
+ *       SIGKILL: a recording left unfinished
  *
  * It prints "pid N" when its threads run, and at exit, on stderr, how
  * many rounds each process fired ("fired N").
@@ -26,6 +28,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
+#include <slimtrace/record.h>
 #include "target_events.h"
 
 static int interval_us = 1000;
@@ -78,10 +81,10 @@ int main(int argc, char **argv)
 	pthread_t th[64];
 	unsigned long long total = 0;
 	double seconds = 0;
-	int threads = 1, do_fork = 0, on_eof = 0, c;
+	int threads = 1, do_fork = 0, on_eof = 0, killed = 0, c;
 	long i;
 
-	while ((c = getopt(argc, argv, "t:i:d:FE")) != -1) {
+	while ((c = getopt(argc, argv, "t:i:d:FEK")) != -1) {
 		switch (c) {
 		case 't':
 			threads = atoi(optarg);
@@ -97,6 +100,9 @@ int main(int argc, char **argv)
 			break;
 		case 'E':
 			on_eof = 1;
+			break;
+		case 'K':
+			killed = 1;
 			break;
 		default:
 			return 2;
@@ -124,5 +130,9 @@ int main(int argc, char **argv)
 		total += fired[i];
 	}
 	fprintf(stderr, "fired %llu\n", total);
+	if (killed) {
+		slim_record_sync();
+		raise(SIGKILL);
+	}
 	return 0;
 }

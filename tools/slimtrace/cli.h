@@ -24,6 +24,12 @@ int cli_rewrite(const char *in, const char *out, const struct tdat_write_opts *w
 int cmd_ps(int argc, char **argv);
 int cmd_ctl(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
+
+/* PATH.cpuN files beside PATH: a recording that did not finish. */
+int cli_fragments(const char *path);
+/* PATH rebuilt from them; 0 or EXIT_FAIL, the reason said. */
+int cli_recover(const char *path, const char *shown);
 
 struct live;
 /* A pid argument: 0 and *pid, or a usage error's exit code. */

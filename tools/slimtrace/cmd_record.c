@@ -344,9 +344,12 @@ static int summarize(const char *file, int quiet, const char *events, const char
 				c.lost_unknown ? "+" : "");
 		tdat_cursor_fini(&c);
 	}
+	if (!ret && !quiet && t.lost_nobuf)
+		fprintf(stderr, "%llu events lost for want of a buffer\n", t.lost_nobuf);
 	if (!ret && !quiet)
 		fprintf(stderr, "%s: %llu events in %d buffer%s, %llu%s lost\n", file, nr,
-			t.nr_cpus, t.nr_cpus == 1 ? "" : "s", lost, unknown ? "+" : "");
+			t.nr_cpus, t.nr_cpus == 1 ? "" : "s", lost + t.lost_nobuf,
+			unknown ? "+" : "");
 	if (!ret)
 		ret = check_events(&t, events, prog);
 	tdat_close(&t);
@@ -400,12 +403,29 @@ static int check_dir(const char *abs, const char *shown)
 	return 0;
 }
 
+/*
+ * Data files left beside the file: the program died before finishing it
+ * (SIGKILL) or could not write the final file (a full disk).  Put them
+ * together now; 1 if it had to be done, or an exit code.
+ */
+static int finish_left(const char *prog, const char *file, const char *shown, int status)
+{
+	int n = cli_fragments(file);
+
+	if (!n)
+		return 0;
+	fprintf(stderr, "slimtrace: %s did not finish %s (%s): rebuilding it from its %d data "
+		"file%s\n", prog, shown, WIFSIGNALED(status) ? "it was killed" :
+		"its final file could not be written", n, n == 1 ? "" : "s");
+	return cli_recover(file, shown) ? -EXIT_FAIL : 1;
+}
+
 static int after(const char *prog, const char *file, const char *shown, int status,
 		 const struct record_opts *ro)
 {
 	int quiet = ro->quiet, zstd = ro->zstd;
 	struct stat st;
-	int ret;
+	int ret, left;
 
 	if (WIFSIGNALED(status)) {
 		cli_fail("%s was killed by signal %d (%s)", prog, WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -421,6 +441,9 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	}
 	if (!quiet && WIFEXITED(status))
 		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
+	left = finish_left(prog, file, shown, status);
+	if (left < 0)
+		return -left;
 	if (zstd && (ret = compress(file, shown)))
 		return ret;
 	ret = summarize(shown, quiet, ro->events, prog);
@@ -428,7 +451,8 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 		return ret;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return WEXITSTATUS(status);
+	/* Rebuilt, but not as asked: the program's own recording failed. */
+	return left ? EXIT_FAIL : WEXITSTATUS(status);
 }
 
 /* The output file as an absolute path, its folder checked, an old one gone; NULL: said. */

@@ -145,8 +145,11 @@ static void print_summary(struct tdat *t, struct totals *tot)
 	for (i = 0; i < t->nr_bufs; i++)
 		if (t->buffers[i].name[0])
 			printf("instance:  %s\n", t->buffers[i].name);
-	printf("events:    %llu recorded, %llu%s lost\n", tot->events, tot->lost,
+	printf("events:    %llu recorded, %llu%s lost\n", tot->events, tot->lost + t->lost_nobuf,
 	       tot->lost_unknown ? "+ (some pages lost an unknown number)" : "");
+	if (t->lost_nobuf)
+		printf("no buffer: %llu events lost for want of a buffer (in none of the CPUs below)\n",
+		       t->lost_nobuf);
 	if (!tot->any) {
 		printf("duration:  (no events)\n");
 		return;

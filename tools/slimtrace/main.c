@@ -92,6 +92,13 @@ static const struct command commands[] = {
 	  "                 perfetto: each START event and the END event after it (on the\n"
 	  "                 same thread, or with the same value of the field KEY) become\n"
 	  "                 one slice; every other event is an instant\n", 0 },
+	{ "recover", cmd_recover, "rebuild a trace.dat whose program died before finishing it",
+	  "usage: slimtrace recover FILE...\n"
+	  "\n"
+	  "FILE is what a recording left when its program was killed (SIGKILL) or\n"
+	  "its final file did not fit: a trace without data, and the pages in\n"
+	  "FILE.cpu0, FILE.cpu1...  They are put together into FILE, as the program\n"
+	  "would have written it, and removed.  'slimtrace record' does this itself.\n", 0 },
 	{ "ps", cmd_ps, "the running programs of this user that slimtrace can reach",
 	  "usage: slimtrace ps\n"
 	  "\n"

@@ -582,6 +582,9 @@ struct opt_state {
 	int *bufopts;			/* v7: the BUFFER options, in order */
 };
 
+/* The recorder's CPUSTAT for events that found no buffer (src/record/tdat_out.c). */
+#define NOBUF_STAT	"events lost for want of a buffer: "
+
 /* A CPUSTAT of "CPU: n" to the CPU of that number in the buffer named. */
 static void apply_stat(struct tdat *t, const char *buffer, size_t len, const char *text)
 {
@@ -650,6 +653,8 @@ static int use_option(struct tdat *t, int idx, struct opt_state *os)
 		if (!strncmp(o->data, "\nBuffer: ", 9)) {
 			os->stat_buffer = o->data + 9;
 			os->stat_len = strcspn(o->data + 9, "\n");
+		} else if (!strncmp(o->data, NOBUF_STAT, sizeof(NOBUF_STAT) - 1)) {
+			t->lost_nobuf += strtoull(o->data + sizeof(NOBUF_STAT) - 1, NULL, 10);
 		} else if (!os->in_v6_buffer) {
 			apply_stat(t, os->stat_buffer, os->stat_len, o->data);
 		}

@@ -125,6 +125,8 @@ struct tdat {
 	int nr_cpus;			/* CPUs of all buffers */
 	struct tdat_cpu *cpus;
 	int cpu_count;			/* CPUCOUNT option, or 0 */
+	/* Events no buffer could be had for (a CPUSTAT of their own). */
+	unsigned long long lost_nobuf;
 	/* Set when some CPU's data is cut short: the first place it ends. */
 	char cut_short[256];
 	/* v7: a metadata section's content, read in place of the file. */
