@@ -453,6 +453,50 @@ static void signal_pass_unseen(void)
 	_exit(0);
 }
 
+/* This process's address space now, in bytes (VmSize). */
+static rlim_t vm_size(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %lu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (rlim_t)kb << 10;
+}
+
+static void *nobuf_worker(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);
+	fire(1, 0, 100);
+	return NULL;
+}
+
+/*
+ * A thread that can get no buffer (no address space left to map one):
+ * its events are lost for want of a buffer, and the file says how many.
+ */
+static void thread_without_buffer(void)
+{
+	struct rlimit old, rl;
+	pthread_t th;
+
+	pthread_barrier_init(&go, NULL, 2);
+	info.ok &= pthread_create(&th, NULL, nobuf_worker, NULL) == 0;
+	getrlimit(RLIMIT_AS, &old);
+	rl = old;
+	rl.rlim_cur = vm_size() + (64 << 10);
+	info.ok &= setrlimit(RLIMIT_AS, &rl) == 0;
+	pthread_barrier_wait(&go);
+	pthread_join(th, NULL);
+	info.ok &= setrlimit(RLIMIT_AS, &old) == 0;
+	info.fired += 100;
+}
+
 /* Descriptors open in this process. */
 static int open_fds(void)
 {
@@ -504,7 +548,7 @@ static void chdir_start(void)
 enum scenario {
 	SC_STOP, SC_EXIT_THREAD, SC_SEGV, SC_ABRT, SC_KILL, SC_THREADS,
 	SC_OVERWRITE, SC_DROP, SC_EMPTY, SC_MONO_RAW,
-	SC_BURST_SEGV, SC_NOFILE, SC_FSIZE, SC_CHDIR, SC_SIGNAL_UNSEEN,
+	SC_BURST_SEGV, SC_NOFILE, SC_FSIZE, SC_CHDIR, SC_SIGNAL_UNSEEN, SC_NOBUF,
 };
 
 static void run_child(enum scenario sc)
@@ -560,6 +604,12 @@ static void run_child(enum scenario sc)
 		child_setup(NULL, NULL, NULL);
 		chdir_start();
 		info.fired += fire(0, 0, 3000);
+		break;
+	case SC_NOBUF:
+		child_setup(NULL, NULL, NULL);
+		child_start();
+		info.fired += fire(0, 0, 10);
+		thread_without_buffer();
 		break;
 	case SC_SEGV:
 		/*
@@ -726,6 +776,8 @@ static void scenario(const char *name, enum scenario sc, int want_sig)
 	if (!read_file(path))
 		return;
 	check_no_leftovers();
+	if (sc == SC_NOBUF)
+		return;
 	if (sc != SC_BURST_SEGV && sc != SC_NOFILE)
 		check_events(&ci, sc == SC_THREADS ? 2 : 1, sc == SC_OVERWRITE || sc == SC_DROP);
 	check_exact(&ci);
@@ -1008,6 +1060,32 @@ static void test_limits(void)
 	CHECK_EQ_INT(names, 40000);
 }
 
+/*
+ * Events lost for want of a buffer are in the file, and `slimtrace stat`
+ * counts them (it printed "0 lost").  RLIMIT_AS: not under the
+ * sanitizers, whose shadow memory cannot live under one.
+ */
+static void test_lost_nobuf(void)
+{
+	const char *build = getenv("SLIM_TEST_BUILD");
+	char cmd[300], *out;
+
+	if (build && strcmp(build, "plain") && strcmp(build, "clang")) {
+		printf("test_lost_nobuf: not in the %s build (RLIMIT_AS)\n", build);
+		return;
+	}
+	scenario("nobuf", SC_NOBUF, 0);
+	CHECK_EQ_INT(rep.n, 10 + 1);
+	snprintf(cmd, sizeof(cmd), "../tools/slimtrace stat %s > %s/stat.txt 2>&1", path, dir);
+	CHECK_EQ_INT(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "%s/stat.txt", dir);
+	out = slurp(cmd, NULL);
+	if (!CHECK(out && strstr(out, "11 recorded, 100 lost") &&
+		   strstr(out, "100 events lost for want of a buffer")))
+		fprintf(stderr, "     slimtrace stat: %s\n", out ? out : "(none)");
+	free(out);
+}
+
 static void test_lost(void)
 {
 	scenario("overwrite", SC_OVERWRITE, 0);
@@ -1213,6 +1291,7 @@ int main(int argc, char **argv)
 	test_threads();
 	test_limits();
 	test_lost();
+	test_lost_nobuf();
 	test_api_and_file();
 	free(rep.v);
 	if (!check_failed)
