@@ -133,13 +133,14 @@ void wb_cpustats(struct wbuf *w, const struct rec_end *e)
 	opt_close(w, at);
 }
 
-int write_all(int fd, const void *buf, size_t n)
+/* n bytes at off, or at the file's position when off < 0. */
+static int put_all(int fd, const void *buf, size_t n, int64_t off)
 {
 	const char *p = buf;
 	ssize_t w;
 
 	while (n) {
-		w = write(fd, p, n);
+		w = off < 0 ? write(fd, p, n) : pwrite(fd, p, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
@@ -148,8 +149,15 @@ int write_all(int fd, const void *buf, size_t n)
 			return -EIO;
 		p += w;
 		n -= (size_t)w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t n)
+{
+	return put_all(fd, buf, n, -1);
 }
 
 /* o->name = PATH.cpuN */
@@ -307,26 +315,6 @@ static int cpu_fd(struct tdat_out *o, int cpu)
 	return o->fd[cpu];
 }
 
-static int pwrite_all(int fd, const void *buf, size_t n, uint64_t off)
-{
-	const char *p = buf;
-	ssize_t w;
-
-	while (n) {
-		w = pwrite(fd, p, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n)
 {
 	int fd, ret;
@@ -339,7 +327,7 @@ int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n)
 	o->used[cpu] = ++o->tick;
 	if (cpu >= o->nr)
 		o->nr = cpu + 1;
-	ret = pwrite_all(fd, pages, n * PAGE, o->bytes[cpu]);
+	ret = put_all(fd, pages, n * PAGE, (int64_t)o->bytes[cpu]);
 	if (!ret)
 		o->bytes[cpu] += (uint64_t)n * PAGE;
 	return ret;
