@@ -21,7 +21,8 @@ struct record_opts {
 	int overwrite, quiet;
 	const char *version;		/* SLIMTRACE_FILE_VERSION */
 	int zstd;			/* compress at the end */
-	int pid;			/* -p: attach to this process */
+	int pid;			/* -p: attach to this process (the first -p) */
+	int pids[64], nr_pids;		/* every -p */
 	double duration;		/* --duration, seconds (0: until stopped) */
 };
 

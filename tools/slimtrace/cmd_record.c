@@ -137,8 +137,12 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			ro->quiet = 1;
 			break;
 		case 'p':
-			if (cli_parse_pid("record", optarg, &ro->pid))
+			if (ro->nr_pids == 64)
+				return cli_bad_usage("record", "-p: at most 64 processes");
+			if (cli_parse_pid("record", optarg, &ro->pids[ro->nr_pids]))
 				return EXIT_USAGE;
+			ro->pid = ro->pids[0];
+			ro->nr_pids++;
 			break;
 		case 'D': {
 			char *end;

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "live.h"
+#include "tdat_merge.h"
 
 /* ---- -p PID: attaching to a running program ---------------------------- */
 
@@ -163,7 +165,7 @@ static void attach_wait(const struct record_opts *ro, int pid)
 	}
 }
 
-int record_attach(struct record_opts *ro, const char *out, const char *shown)
+static int attach_one(struct record_opts *ro, const char *out, const char *shown)
 {
 	char inst[64], prog[64];
 	struct live l;
@@ -201,4 +203,161 @@ int record_attach(struct record_opts *ro, const char *out, const char *shown)
 		fprintf(stderr, "slimtrace: process %d exited\n", ro->pid);
 	snprintf(prog, sizeof(prog), "process %d", ro->pid);
 	return record_summarize(shown, ro->quiet, ro->events, prog);
+}
+
+/* ---- -p A -p B: several processes into one file -------------------------- */
+
+struct target {
+	struct live l;
+	int pid, open, made, gone;
+	char file[4200];		/* its own file, merged at the end */
+};
+
+static int any_alive(const struct target *tg, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (tg[i].made && !proc_gone(tg[i].pid))
+			return 1;
+	return 0;
+}
+
+static void wait_all(const struct record_opts *ro, const struct target *tg, int n)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	double end = ro->duration ? now_s() + ro->duration : 0;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!attach_stop && !(end && now_s() >= end) && any_alive(tg, n)) {
+		struct timespec ts = { 0, 50 * 1000000L };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Stop and remove what was made in each target; a gone one wrote its file on exit. */
+static void detach_all(struct target *tg, int n, const char *inst)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (tg[i].made) {
+			tg[i].gone = proc_gone(tg[i].pid);
+			if (!tg[i].gone) {
+				inst_write(&tg[i].l, inst, "record", "0", 0);
+				live_rmdir(&tg[i].l, inst);
+			}
+		}
+		if (tg[i].open)
+			live_close(&tg[i].l);
+	}
+}
+
+/* Every target reached first: a pid that is not one refuses the whole run. */
+static int open_all(struct target *tg, int n, const struct record_opts *ro)
+{
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			if (ro->pids[j] == ro->pids[i])
+				return cli_bad_usage("record", "-p %d given twice", ro->pids[i]);
+		tg[i].pid = ro->pids[i];
+		if (live_open(&tg[i].l, tg[i].pid))
+			return cli_fail("-p %d: %s", tg[i].pid, tg[i].l.why);
+		tg[i].open = 1;
+	}
+	return 0;
+}
+
+static int start_all(struct target *tg, int n, const struct record_opts *ro, const char *out,
+		     const char *inst)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		snprintf(tg[i].file, sizeof(tg[i].file), "%s.%d", out, tg[i].pid);
+		if (unlink(tg[i].file) && errno != ENOENT)
+			return cli_fail("%s: cannot replace: %s", tg[i].file, strerror(errno));
+		ret = live_mkdir(&tg[i].l, inst);
+		if (ret)
+			return cli_live_failed(&tg[i].l, inst, ret);
+		tg[i].made = 1;
+		ret = attach_setup(&tg[i].l, inst, ro);
+		if (!ret)
+			ret = inst_write(&tg[i].l, inst, "record", tg[i].file, 0);
+	}
+	return ret;
+}
+
+/* What each process recorded, then the files as one; kept if that fails. */
+static int merge_all(struct target *tg, int n, const struct record_opts *ro, const char *out,
+		     const char *shown)
+{
+	const char *files[64];
+	char prog[64], err[1024];
+	struct stat st;
+	int i, nr = 0, ret = 0;
+
+	for (i = 0; i < n; i++) {
+		if (stat(tg[i].file, &st)) {
+			ret = cli_fail("process %d wrote no file (%s)", tg[i].pid, tg[i].file);
+			continue;
+		}
+		if (!ro->quiet)
+			fprintf(stderr, "process %d%s:\n", tg[i].pid, tg[i].gone ? " (exited)" : "");
+		snprintf(prog, sizeof(prog), "process %d", tg[i].pid);
+		if (record_summarize(tg[i].file, ro->quiet, NULL, prog))
+			ret = EXIT_FAIL;
+		files[nr++] = tg[i].file;
+	}
+	if (!nr)
+		return ret ? ret : EXIT_FAIL;
+	if (tdat_merge_files(files, nr, out, err, sizeof(err))) {
+		cli_fail("merging into %s: %s; each process's file is kept:", shown, err);
+		for (i = 0; i < nr; i++)
+			fprintf(stderr, "    %s\n", files[i]);
+		return EXIT_FAIL;
+	}
+	for (i = 0; i < nr; i++)
+		unlink(files[i]);
+	i = record_summarize(shown, ro->quiet, ro->events, "the processes");
+	return ret ? ret : i;
+}
+
+int record_attach(struct record_opts *ro, const char *out, const char *shown)
+{
+	struct target tg[64];
+	char inst[64];
+	int ret, n = ro->nr_pids, i;
+
+	if (n <= 1)
+		return attach_one(ro, out, shown);
+	memset(tg, 0, sizeof(tg));
+	snprintf(inst, sizeof(inst), "instances/slimtrace-record-%d", (int)getpid());
+	ret = open_all(tg, n, ro);
+	if (!ret)
+		ret = start_all(tg, n, ro, out, inst);
+	if (!ret && !ro->quiet) {
+		fprintf(stderr, "slimtrace: recording processes");
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %d", tg[i].pid);
+		fprintf(stderr, " into %s (Ctrl-C stops)\n", shown);
+	}
+	if (!ret)
+		wait_all(ro, tg, n);
+	detach_all(tg, n, inst);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			if (tg[i].made)
+				unlink(tg[i].file);
+		return ret;
+	}
+	for (i = 0; i < n && !ro->quiet; i++)
+		if (tg[i].gone)
+			fprintf(stderr, "slimtrace: process %d exited\n", tg[i].pid);
+	return merge_all(tg, n, ro, out, shown);
 }
