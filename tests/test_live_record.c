@@ -212,6 +212,119 @@ static void test_killed(void)
 	run_free(&r);
 }
 
+/* Lines of a report naming both what and who (a thread's "comm-"). */
+static int report_count2(const char *prog, const char *what, const char *who)
+{
+	char cmd[256], line[1024];
+	FILE *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s report %s 2>/dev/null", prog, FILE_OUT);
+	p = popen(cmd, "r");
+	while (p && fgets(line, sizeof(line), p))
+		n += strstr(line, what) && strstr(line, who);
+	if (p)
+		pclose(p);
+	return n;
+}
+
+/* No file of one process (FILE_OUT.PID) left behind. */
+static int no_part(int pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s.%d", FILE_OUT, pid);
+	return access(path, F_OK) && errno == ENOENT;
+}
+
+/*
+ * -p A -p B: one file with both.  B (live_target_extra) numbers its events
+ * otherwise than A: its live_extra has the id of A's live_tick, so the
+ * merged file is right only if the ids were renumbered per process.
+ */
+static void test_multi(void)
+{
+	struct target a, b;
+	struct run r;
+	char pa[16], pb[16], who[64];
+	int n;
+
+	if (!CHECK(target_start(&a, (const char *[]){ "-i", "200", NULL }, 1) == 0))
+		return;
+	if (!CHECK(target_start_ex(&b, TARGET "_extra", (const char *[]){ "-i", "200", "-d", "1.5",
+				   NULL }, 1, NULL, 1, NULL) == 0)) {
+		target_stop(&a, SIGTERM);
+		return;
+	}
+	snprintf(pa, sizeof(pa), "%d", a.pids[0]);
+	snprintf(pb, sizeof(pb), "%d", b.pids[0]);
+	unlink(FILE_OUT);
+	/* B exits during the run: its part is still in the file. */
+	run_cli(&r, (const char *[]){ "record", "-p", pa, "-p", pb, "-e", "live:*",
+				      "--duration", "3", "-o", FILE_OUT, NULL });
+	if (!CHECK(lp_exit_code(r.status) == 0))
+		fprintf(stderr, "     %s", r.err);
+	snprintf(who, sizeof(who), "process %s:", pa);
+	CHECK(has(r.err, who));
+	snprintf(who, sizeof(who), "process %s (exited):", pb);
+	CHECK(has(r.err, who));
+	CHECK(has(r.err, " 0 lost"));
+	run_free(&r);
+	/* Records carry thread ids: a process is told by its name. */
+	snprintf(who, sizeof(who), "live_target-");
+	n = report_count2(CLI, "live_tick:", who);
+	CHECK(n > 100);
+	CHECK_EQ_INT(n, report_count2("trace-cmd", "live_tick:", who));
+	CHECK_EQ_INT(report_count2(CLI, "live_extra:", who), 0);
+	snprintf(who, sizeof(who), "live_target_ext-");
+	n = report_count2(CLI, "live_tick:", who);
+	CHECK(n > 100);
+	CHECK_EQ_INT(n, report_count2("trace-cmd", "live_tick:", who));
+	/* Every round of B fires one live_tick and one live_extra. */
+	CHECK_EQ_INT(report_count2(CLI, "live_extra:", who), n);
+	CHECK_EQ_INT(report_count2("trace-cmd", "live_extra:", who), n);
+	CHECK_EQ_INT(report_count(CLI, "live_parse:"), report_count("trace-cmd", "live_parse:"));
+	CHECK(no_part(a.pids[0]) && no_part(b.pids[0]));
+	CHECK(no_instances(a.pids[0]));
+	target_stop(&b, 0);
+	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
+}
+
+/* A pid that is no slimtrace process: refused by name, nothing made in the others. */
+static void test_multi_refused(void)
+{
+	struct target a;
+	struct run r;
+	char pa[16], ps[16];
+	pid_t sleeper;
+
+	if (!CHECK(target_start(&a, (const char *[]){ "-i", "500", NULL }, 1) == 0))
+		return;
+	sleeper = fork();
+	if (sleeper == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	snprintf(pa, sizeof(pa), "%d", a.pids[0]);
+	snprintf(ps, sizeof(ps), "%d", (int)sleeper);
+	unlink(FILE_OUT);
+	run_cli(&r, (const char *[]){ "record", "-p", pa, "-p", ps, "--duration", "1",
+				      "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 1);
+	CHECK(has(r.err, ps));
+	run_free(&r);
+	CHECK(no_instances(a.pids[0]));
+	CHECK(access(FILE_OUT, F_OK) != 0);
+	CHECK(no_part(a.pids[0]));
+	run_cli(&r, (const char *[]){ "record", "-p", pa, "-p", pa, "-o", FILE_OUT, NULL });
+	CHECK_EQ_INT(lp_exit_code(r.status), 2);
+	run_free(&r);
+	kill(sleeper, SIGKILL);
+	waitpid(sleeper, NULL, 0);
+	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
+}
+
 static void test_refusals(void)
 {
 	struct run r;
@@ -241,6 +354,8 @@ int main(void)
 	test_attach();
 	test_target_exits();
 	test_killed();
+	test_multi();
+	test_multi_refused();
 	unlink(FILE_OUT);
 	lp_cleanup();
 	return check_done("live_record");

@@ -15,6 +15,9 @@
  *   -K  at the end, drain what is recorded (slim_record_sync) and die by
  *       SIGKILL: a recording left unfinished
  *
+ * Built with -DLIVE_TARGET_EXTRA (live_target_extra) it has one more
+ * event, live_extra, and every other event under another id.
+ *
  * It prints "pid N" when its threads run, and at exit, on stderr, how
  * many rounds each process fired ("fired N").
  */
@@ -43,6 +46,9 @@ static void *fire(void *arg)
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		trace_live_tick((int)t, (int)n);
+#ifdef LIVE_TARGET_EXTRA
+		trace_live_extra((int)n);
+#endif
 		if (interval_us) {
 			trace_live_parse((int)n, (long)(n % 20));
 			trace_live_reply((int)n, (long)(n % 7) * 3);

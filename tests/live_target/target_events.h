@@ -8,6 +8,16 @@
 
 #include <slimtrace/tracepoint.h>
 
+#ifdef LIVE_TARGET_EXTRA
+/* Defined first, so that the events after it get other ids than live_target's. */
+TRACE_EVENT(live_extra,
+	TP_PROTO(int x),
+	TP_ARGS(x),
+	TP_STRUCT__entry(__field(int, x)),
+	TP_fast_assign(__entry->x = x;),
+	TP_printk("x=%d", __entry->x));
+#endif
+
 TRACE_EVENT(live_tick,
 	TP_PROTO(int a, int b),
 	TP_ARGS(a, b),

@@ -12,6 +12,25 @@
 
 #define DEFAULT_FILE	"trace.dat"
 
+/* What slimtrace record was asked (cmd_record.c parses it). */
+struct record_opts {
+	char *events;			/* SLIMTRACE_EVENTS */
+	char *filters;			/* SLIMTRACE_FILTER */
+	const char *last_events;	/* the -e a -f applies to */
+	const char *buffer_kb, *clock, *output;
+	int overwrite, quiet;
+	const char *version;		/* SLIMTRACE_FILE_VERSION */
+	int zstd;			/* compress at the end */
+	int pid;			/* -p: attach to this process (the first -p) */
+	int pids[64], nr_pids;		/* every -p */
+	double duration;		/* --duration, seconds (0: until stopped) */
+};
+
+/* Read FILE back, saying what was recorded and lost per buffer; 0 or an exit code. */
+int record_summarize(const char *file, int quiet, const char *events, const char *prog);
+/* record -p: attach to ro->pid, record into OUT (SHOWN in messages); 0 or an exit code. */
+int record_attach(struct record_opts *ro, const char *out, const char *shown);
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -5,11 +5,7 @@
  * start-up and writes SLIMTRACE_OUTPUT when the program exits), then
  * read the file back and say what was recorded and what was lost.
  *
- * With -p PID it attaches to a running program instead: an instance of
- * its own in the program (so the program's settings stay as they are),
- * configured through the control endpoint, recorded by the program into
- * FILE through that instance's `record` file until interrupted, the
- * duration ends or the program exits; then the instance is removed.
+ * With -p PID it attaches to a running program instead (record_attach.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -28,18 +24,6 @@
 #include "elfcheck.h"
 #include "live.h"
 #include "tdat_write.h"
-
-struct record_opts {
-	char *events;			/* SLIMTRACE_EVENTS */
-	char *filters;			/* SLIMTRACE_FILTER */
-	const char *last_events;	/* the -e a -f applies to */
-	const char *buffer_kb, *clock, *output;
-	int overwrite, quiet;
-	const char *version;		/* SLIMTRACE_FILE_VERSION */
-	int zstd;			/* compress at the end */
-	int pid;			/* -p: attach to this process */
-	double duration;		/* --duration, seconds (0: until stopped) */
-};
 
 /* Append a formatted piece to *DST, with SEP before it unless *DST is empty. */
 static int append(char **dst, const char *sep, const char *fmt, ...)
@@ -153,8 +137,12 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			ro->quiet = 1;
 			break;
 		case 'p':
-			if (cli_parse_pid("record", optarg, &ro->pid))
+			if (ro->nr_pids == 64)
+				return cli_bad_usage("record", "-p: at most 64 processes");
+			if (cli_parse_pid("record", optarg, &ro->pids[ro->nr_pids]))
 				return EXIT_USAGE;
+			ro->pid = ro->pids[0];
+			ro->nr_pids++;
 			break;
 		case 'D': {
 			char *end;
@@ -311,7 +299,7 @@ static int check_events(const struct tdat *t, const char *events, const char *pr
 }
 
 /* Read FILE back: events and losses per buffer, as trace-cmd record reports them. */
-static int summarize(const char *file, int quiet, const char *events, const char *prog)
+int record_summarize(const char *file, int quiet, const char *events, const char *prog)
 {
 	struct tdat t;
 	struct tdat_open_flags fl = { .no_plugins = 1 };
@@ -446,7 +434,7 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 		return -left;
 	if (zstd && (ret = compress(file, shown)))
 		return ret;
-	ret = summarize(shown, quiet, ro->events, prog);
+	ret = record_summarize(shown, quiet, ro->events, prog);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
@@ -479,192 +467,6 @@ static char *output_path(struct record_opts *ro)
 	return out;
 }
 
-/* ---- -p PID: attaching to a running program ---------------------------- */
-
-static volatile sig_atomic_t attach_stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	attach_stop = 1;
-}
-
-/* One control write in the program's instance; a refusal is said in full. */
-static int inst_write(struct live *l, const char *inst, const char *file, const char *text,
-		      int append_it)
-{
-	char path[512], what[700];
-	int ret;
-
-	snprintf(path, sizeof(path), "%s/%s", inst, file);
-	ret = live_write(l, path, text, append_it);
-	if (!ret)
-		return 0;
-	snprintf(what, sizeof(what), "%s '%s'", file, text);
-	return cli_live_failed(l, what, ret);
-}
-
-/*
- * The filters: each "SYS:EVENT:EXPR" of -f (globs allowed, as -e made
- * them) written to the filter of every event of the program it matches.
- */
-static int attach_filters(struct live *l, const char *inst, const char *filters)
-{
-	char *avail = NULL, *list, *entry, *save, *line, *save2, file[600];
-	size_t len;
-	int ret;
-
-	if (!filters)
-		return 0;
-	ret = live_read(l, "available_events", &avail, &len);
-	if (ret)
-		return cli_live_failed(l, "available_events", ret);
-	list = strdup(filters);
-	ret = list ? 0 : cli_fail("out of memory");
-	for (entry = list ? strtok_r(list, ";", &save) : NULL; entry && !ret;
-	     entry = strtok_r(NULL, ";", &save)) {
-		char *ev = strchr(entry, ':'), *expr = ev ? strchr(ev + 1, ':') : NULL;
-		char *copy = strdup(avail);
-
-		if (!expr || !copy) {
-			free(copy);
-			continue;
-		}
-		*ev++ = '\0';
-		*expr++ = '\0';
-		for (line = strtok_r(copy, "\n", &save2); line && !ret;
-		     line = strtok_r(NULL, "\n", &save2)) {
-			char *name = strchr(line, ':');
-
-			if (!name)
-				continue;
-			*name++ = '\0';
-			if (fnmatch(entry, line, 0) || fnmatch(ev, name, 0))
-				continue;
-			snprintf(file, sizeof(file), "events/%s/%s/filter", line, name);
-			ret = inst_write(l, inst, file, expr, 0);
-		}
-		free(copy);
-	}
-	free(list);
-	free(avail);
-	return ret;
-}
-
-/*
- * The instance's settings, from the options: as -e/-f/-b/-C/-O say.  The
- * filters go before the events are enabled, so that no record made
- * before its filter reaches the file.
- */
-static int attach_setup(struct live *l, const char *inst, const struct record_opts *ro)
-{
-	const char *s = ro->events ? ro->events : "*:*";
-	char word[256];
-	size_t n;
-	int ret = attach_filters(l, inst, ro->filters);
-
-	if (!ret && ro->buffer_kb)
-		ret = inst_write(l, inst, "buffer_size_kb", ro->buffer_kb, 0);
-	if (!ret && ro->clock)
-		ret = inst_write(l, inst, "trace_clock", ro->clock, 0);
-	if (!ret)
-		ret = inst_write(l, inst, "trace_options", ro->overwrite ? "overwrite" : "nooverwrite",
-				 0);
-	for (; *s && !ret; s += n) {
-		s += strspn(s, ", \t\n");
-		n = strcspn(s, ", \t\n");
-		if (!n || n >= sizeof(word))
-			continue;
-		memcpy(word, s, n);
-		word[n] = '\0';
-		ret = inst_write(l, inst, "set_event", word, 1);
-	}
-	return ret;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Has the process exited (a zombie not yet reaped counts)? */
-static int proc_gone(int pid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	int gone;
-
-	if (kill(pid, 0) && errno == ESRCH)
-		return 1;
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	gone = p && (p[2] == 'Z' || p[2] == 'X');
-	return gone;
-}
-
-/* Until interrupted, the duration is over or the program is gone. */
-static void attach_wait(const struct record_opts *ro, int pid)
-{
-	struct sigaction sa = { .sa_handler = on_stop };
-	double end = ro->duration ? now_s() + ro->duration : 0;
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	while (!attach_stop && !(end && now_s() >= end) && !proc_gone(pid)) {
-		struct timespec ts = { 0, 50 * 1000000L };
-
-		nanosleep(&ts, NULL);
-	}
-}
-
-static int attach(struct record_opts *ro, const char *out, const char *shown)
-{
-	char inst[64], prog[64];
-	struct live l;
-	int ret, gone;
-
-	if (live_open(&l, ro->pid))
-		return cli_fail("%s", l.why);
-	snprintf(inst, sizeof(inst), "instances/slimtrace-record-%d", (int)getpid());
-	ret = live_mkdir(&l, inst);
-	if (ret) {
-		ret = cli_live_failed(&l, inst, ret);
-		live_close(&l);
-		return ret;
-	}
-	ret = attach_setup(&l, inst, ro);
-	if (!ret)
-		ret = inst_write(&l, inst, "record", out, 0);
-	if (!ret) {
-		if (!ro->quiet)
-			fprintf(stderr, "slimtrace: recording process %d into %s (Ctrl-C stops)\n",
-				ro->pid, shown);
-		attach_wait(ro, ro->pid);
-	}
-	/* A program that exited finished its file on its way out. */
-	gone = proc_gone(ro->pid);
-	if (!gone) {
-		if (!ret)
-			ret = inst_write(&l, inst, "record", "0", 0);
-		live_rmdir(&l, inst);
-	}
-	live_close(&l);
-	if (ret)
-		return ret;
-	if (gone && !ro->quiet)
-		fprintf(stderr, "slimtrace: process %d exited\n", ro->pid);
-	snprintf(prog, sizeof(prog), "process %d", ro->pid);
-	return summarize(shown, ro->quiet, ro->events, prog);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts ro = { 0 };
@@ -679,7 +481,7 @@ int cmd_record(int argc, char **argv)
 	if (ro.pid) {
 		out = output_path(&ro);
 		if (out)
-			ret = attach(&ro, out, ro.output);
+			ret = record_attach(&ro, out, ro.output);
 		goto done;
 	}
 	if (find_program(prog_argv[0], path, sizeof(path))) {
