@@ -994,6 +994,68 @@ static void test_record_demo(void)
 	unlink("cli-demo.dat");
 }
 
+/*
+ * Several processes in one run: a script that runs the demo three
+ * times, twice at once, gives one file with every process's events;
+ * wrappers (env, nice, sh -c) reach the program they run.
+ */
+static void test_record_processes(void)
+{
+	static const char script[] = "#!/bin/sh\n../examples/demo >/dev/null\n"
+		"../examples/demo >/dev/null &\n../examples/demo >/dev/null\nwait\n";
+	static const char *const wrapped[][5] = {
+		{ "env", "SLIMTEST_WRAPPED=1", "../examples/demo", NULL },
+		{ "nice", "-n", "1", "../examples/demo", NULL },
+		{ "sh", "-c", "../examples/demo", NULL },
+	};
+	const char *argv[16];
+	struct run r;
+	unsigned int i, j;
+
+	if (spit("cli-script.sh", script, sizeof(script) - 1) || chmod("cli-script.sh", 0755))
+		return;
+	run_cli(&r, (const char *[]){ "record", "-e", "demo:*", "-o", "cli-procs.dat", "--",
+				      "./cli-script.sh", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK(has(r.err, "3 processes recorded: merged into cli-procs.dat"));
+	CHECK_EQ_INT(count_lines(r.err, "process "), 3);
+	run_free(&r);
+	unlink("cli-script.sh");
+	run_cli(&r, (const char *[]){ "stat", "cli-procs.dat", NULL });
+	CHECK_EQ_INT(exit_code(&r), 0);
+	CHECK_EQ_INT(stat_event(r.out, "demo:demo_request\n"), 3 * 6);
+	run_free(&r);
+	trace_cmd_reads("cli-procs.dat");
+	run_prog(&r, "ls", (const char *[]){ NULL });
+	CHECK(!has(r.out, "cli-procs.dat."));	/* nothing left beside it */
+	run_free(&r);
+
+	for (i = 0; i < sizeof(wrapped) / sizeof(wrapped[0]); i++) {
+		argv[0] = "record";
+		argv[1] = "-q";
+		argv[2] = "-o";
+		argv[3] = "cli-procs.dat";
+		argv[4] = "--";
+		for (j = 0; wrapped[i][j]; j++)
+			argv[5 + j] = wrapped[i][j];
+		argv[5 + j] = NULL;
+		run_cli(&r, argv);
+		if (!CHECK(exit_code(&r) == 0))
+			fprintf(stderr, "     record -- %s: %s\n", wrapped[i][0], r.err);
+		run_free(&r);
+		run_cli(&r, (const char *[]){ "stat", "cli-procs.dat", NULL });
+		CHECK_EQ_INT(stat_event(r.out, "demo:demo_request\n"), 6);
+		run_free(&r);
+	}
+	/* A wrapper of nothing that links slimtrace is still refused. */
+	run_cli(&r, (const char *[]){ "record", "-o", "cli-procs.dat", "--", "env", "A=1", "true",
+				      NULL });
+	CHECK_EQ_INT(exit_code(&r), 1);
+	CHECK(has(r.err, "nor is a program named in its arguments"));
+	run_free(&r);
+	unlink("cli-procs.dat");
+}
+
 static void sanitizer_exit_codes(void)
 {
 	static const char *const vars[] = { "ASAN_OPTIONS", "UBSAN_OPTIONS", "TSAN_OPTIONS" };
@@ -1032,6 +1094,7 @@ int main(void)
 	test_instances();
 	test_record_refusals();
 	test_record_demo();
+	test_record_processes();
 	unlink("cli.out");
 	unlink("cli.err");
 	return check_done("cli");

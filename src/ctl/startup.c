@@ -11,6 +11,7 @@
  *   SLIMTRACE_CLOCK     trace_clock
  *   SLIMTRACE_OVERWRITE the overwrite option (0 or 1)
  *   SLIMTRACE_OUTPUT    record to this trace.dat
+ *   SLIMTRACE_OUTPUT_PER_PROCESS  ...to OUTPUT.PID, for every process (record.c)
  *
  * Event settings reach events through a registry observer, which also
  * hears of the events loaded before it; recording starts here, outside

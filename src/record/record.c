@@ -287,18 +287,63 @@ SLIM_EXPORT int slim_record_stop(void)
 }
 
 /*
+ * SLIMTRACE_OUTPUT_PER_PROCESS: every process writes a file of its own,
+ * OUTPUT.PID, so that the programs a script runs one after another (or
+ * at once) each leave theirs.  A program exec'd in place keeps the pid,
+ * so the name is claimed with O_EXCL and the next one is OUTPUT.PID-1.
+ */
+static int per_process_path(const char *out, char *buf, size_t len)
+{
+	int i, fd;
+
+	for (i = 0; i < 1000; i++) {
+		if (i)
+			snprintf(buf, len, "%s.%d-%d", out, (int)getpid(), i);
+		else
+			snprintf(buf, len, "%s.%d", out, (int)getpid());
+		fd = open(buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+static int per_process(void)
+{
+	const char *v = getenv("SLIMTRACE_OUTPUT_PER_PROCESS");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/*
  * The variable names this process's file: it goes from the environment,
  * so that a program this one execs (which may link slimtrace too) does
- * not record into the same file and destroy it.
+ * not record into the same file and destroy it.  Per process, it stays:
+ * each program then names a file of its own.
  */
 SLIM_EXPORT int slim_record_env_start(void)
 {
 	const char *v = getenv("SLIMTRACE_OUTPUT");
-	char *path;
+	char *path, own[PATH_MAX];
 	int ret;
 
 	if (!v || !*v)
 		return 0;
+	if (per_process()) {
+		if (check_path(v))
+			return check_path(v);
+		ret = per_process_path(v, own, sizeof(own));
+		if (ret)
+			return ret;
+		ret = start(own, REC_META_TRY, rec_src_set());
+		if (ret)
+			unlink(own);
+		return ret;
+	}
 	path = strdup(v);
 	unsetenv("SLIMTRACE_OUTPUT");
 	if (!path)

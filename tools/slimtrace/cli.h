@@ -31,6 +31,16 @@ int record_summarize(const char *file, int quiet, const char *events, const char
 /* record -p: attach to ro->pid, record into OUT (SHOWN in messages); 0 or an exit code. */
 int record_attach(struct record_opts *ro, const char *out, const char *shown);
 
+/*
+ * record -- PROGRAM: each process writes OUT.PID (record_parts.c).
+ * Clear: remove those of an earlier run; 0 or an exit code.  Join: make
+ * them one OUT (each finished first if need be, *rebuilt then set):
+ * how many there were, or minus an exit code.
+ */
+int record_parts_clear(const char *out);
+int record_parts_join(const char *out, const char *shown, const struct record_opts *ro,
+		      int killed, int *rebuilt);
+
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_list(int argc, char **argv);

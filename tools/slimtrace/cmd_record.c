@@ -216,6 +216,43 @@ static int find_program(const char *prog, char *buf, size_t len)
 	return errno = ENOENT, -1;
 }
 
+/* Shells run what their script or -c says: that cannot be told from here. */
+static int is_shell(const char *path)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh", "ksh", "mksh",
+					      "busybox", NULL };
+	const char *base = strrchr(path, '/');
+	int i;
+
+	base = base ? base + 1 : path;
+	for (i = 0; shells[i]; i++)
+		if (!strcmp(base, shells[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether the run can record anything: PATH links slimtrace, or it is a
+ * script (not an ELF file) or a shell, or a wrapper that runs a program
+ * which does (env VAR=1 ./prog, time, nice -n 5, taskset -c 0, valgrind
+ * --tool=none, strace -f...): some later word of ARGV names it.
+ */
+static int runs_linked(char **argv, const char *path)
+{
+	char buf[PATH_MAX];
+	int i;
+
+	if (elf_links_slimtrace(path) != 0 || is_shell(path))
+		return 1;
+	for (i = 1; argv[i]; i++) {
+		if (argv[i][0] == '-' || strchr(argv[i], '='))
+			continue;
+		if (!find_program(argv[i], buf, sizeof(buf)) && elf_links_slimtrace(buf) == 1)
+			return 1;
+	}
+	return 0;
+}
+
 /* An absolute path for FILE, so that a program that changes directory still writes it. */
 static char *absolute(const char *file)
 {
@@ -347,17 +384,19 @@ int record_summarize(const char *file, int quiet, const char *events, const char
 /*
  * Compression costs 60-110 ns an event: too much while the program
  * records, so the library writes version 7 plain and it happens here.
+ * A merge of several processes' files writes version 6: made 7 here too
+ * if that was asked.
  */
-static int compress(const char *file, const char *shown)
+static int rewrite(const char *file, const char *shown, int zstd)
 {
-	struct tdat_write_opts w = { .version = 7, .zstd = 1 };
+	struct tdat_write_opts w = { .version = 7, .zstd = zstd };
 	char tmp[PATH_MAX];
 	int ret;
 
-	snprintf(tmp, sizeof(tmp), "%s.zst", file);
+	snprintf(tmp, sizeof(tmp), "%s.v7", file);
 	ret = cli_rewrite(file, tmp, &w);
 	if (!ret && rename(tmp, file))
-		ret = cli_fail("%s: cannot replace it with the compressed file: %s", shown,
+		ret = cli_fail("%s: cannot replace it with the rewritten file: %s", shown,
 			       strerror(errno));
 	if (ret)
 		unlink(tmp);
@@ -391,56 +430,39 @@ static int check_dir(const char *abs, const char *shown)
 	return 0;
 }
 
-/*
- * Data files left beside the file: the program died before finishing it
- * (SIGKILL) or could not write the final file (a full disk).  Put them
- * together now; 1 if it had to be done, or an exit code.
- */
-static int finish_left(const char *prog, const char *file, const char *shown, int status)
-{
-	int n = cli_fragments(file);
-
-	if (!n)
-		return 0;
-	fprintf(stderr, "slimtrace: %s did not finish %s (%s): rebuilding it from its %d data "
-		"file%s\n", prog, shown, WIFSIGNALED(status) ? "it was killed" :
-		"its final file could not be written", n, n == 1 ? "" : "s");
-	return cli_recover(file, shown) ? -EXIT_FAIL : 1;
-}
-
 static int after(const char *prog, const char *file, const char *shown, int status,
 		 const struct record_opts *ro)
 {
-	int quiet = ro->quiet, zstd = ro->zstd;
-	struct stat st;
-	int ret, left;
+	int quiet = ro->quiet, n, ret, rebuilt;
 
-	if (WIFSIGNALED(status)) {
-		cli_fail("%s was killed by signal %d (%s)", prog, WTERMSIG(status), strsignal(WTERMSIG(status)));
-		if (stat(file, &st))
-			return cli_fail("%s: not written (a program writes its trace when it exits normally)",
-					shown);
-	} else if (stat(file, &st)) {
+	if (WIFSIGNALED(status))
+		cli_fail("%s was killed by signal %d (%s)", prog, WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (!quiet)
+		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
+	n = record_parts_join(file, shown, ro, WIFSIGNALED(status), &rebuilt);
+	if (n < 0)
+		return -n;
+	if (!n) {
+		if (WIFSIGNALED(status))
+			return cli_fail("%s: not written (a program writes its trace when it exits "
+					"normally)", shown);
 		if (WEXITSTATUS(status) == 127)
 			return EXIT_FAIL;
-		return cli_fail("%s exited with status %d without writing %s: is it linked with slimtrace, "
-				"and does it exit through exit() or a return from main?",
+		return cli_fail("%s exited with status %d without writing %s: is it linked with "
+				"slimtrace, and does it exit through exit() or a return from main?",
 				prog, WEXITSTATUS(status), shown);
 	}
-	if (!quiet && WIFEXITED(status))
-		fprintf(stderr, "slimtrace: %s exited with status %d\n", prog, WEXITSTATUS(status));
-	left = finish_left(prog, file, shown, status);
-	if (left < 0)
-		return -left;
-	if (zstd && (ret = compress(file, shown)))
+	if ((ro->zstd || (n > 1 && ro->version && !strcmp(ro->version, "7"))) &&
+	    (ret = rewrite(file, shown, ro->zstd)))
 		return ret;
-	ret = record_summarize(shown, quiet, ro->events, prog);
+	ret = record_summarize(shown, quiet, ro->events, n > 1 ? "the processes" : prog);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	/* Rebuilt, but not as asked: the program's own recording failed. */
-	return left ? EXIT_FAIL : WEXITSTATUS(status);
+	return rebuilt ? EXIT_FAIL : WEXITSTATUS(status);
 }
 
 /* The output file as an absolute path, its folder checked, an old one gone; NULL: said. */
@@ -459,8 +481,9 @@ static char *output_path(struct record_opts *ro)
 		free(out);
 		return NULL;
 	}
-	if (unlink(out) && errno != ENOENT) {
-		cli_fail("%s: cannot replace: %s", ro->output, strerror(errno));
+	if ((unlink(out) && errno != ENOENT && cli_fail("%s: cannot replace: %s", ro->output,
+							  strerror(errno))) ||
+	    (!ro->pid && record_parts_clear(out))) {
 		free(out);
 		return NULL;
 	}
@@ -471,7 +494,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts ro = { 0 };
 	char path[PATH_MAX], *out = NULL, **prog_argv;
-	int ret, status, linked;
+	int ret, status;
 
 	ret = parse(&ro, argc, argv);
 	if (ret)
@@ -488,16 +511,17 @@ int cmd_record(int argc, char **argv)
 		cli_fail("%s: %s", prog_argv[0], errno == ENOENT ? "command not found" : strerror(errno));
 		goto done;
 	}
-	linked = elf_links_slimtrace(path);
-	if (linked == 0) {
+	if (!runs_linked(prog_argv, path)) {
 		cli_fail("%s is not linked with slimtrace (no slim_events section, no slim_event_reserve "
-			 "symbol, no libslimtrace in what it loads): it has no events to record", path);
+			 "symbol, no libslimtrace in what it loads), nor is a program named in its "
+			 "arguments: it has no events to record", path);
 		goto done;
 	}
 	out = output_path(&ro);
 	if (!out)
 		goto done;
 	if (set_env("SLIMTRACE_OUTPUT", out) ||
+	    set_env("SLIMTRACE_OUTPUT_PER_PROCESS", "1") ||
 	    set_env("SLIMTRACE_EVENTS", ro.events ? ro.events : "*:*") ||
 	    set_env("SLIMTRACE_FILTER", ro.filters) ||
 	    (ro.buffer_kb && set_env("SLIMTRACE_BUFFER_KB", ro.buffer_kb)) ||
