@@ -35,6 +35,7 @@
 
 __thread struct slim_thread *slim_thread_self
 	__attribute__((tls_model("initial-exec")));
+__thread int slim_gate_depth __attribute__((tls_model("initial-exec")));
 
 struct slim_bufset slim_bufset_top = {
 	.tracing_on = 1,
@@ -77,17 +78,50 @@ void slim_gate_enter(struct slim_gate *g)
 		sched_yield();
 }
 
-/* fork(): no new reader in, and the ones inside out. */
+/* fork(), a snapshot: no new reader in, and the ones inside out. */
 static void gate_close(struct slim_gate *g)
 {
-	__atomic_store_n(&g->closed, 1, __ATOMIC_SEQ_CST);
-	while (__atomic_load_n(&g->readers, __ATOMIC_SEQ_CST))
-		sched_yield();
+	int spins = 0;
+
+	__atomic_fetch_add(&g->closed, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&g->readers, __ATOMIC_SEQ_CST)) {
+		if (++spins > 100)
+			sched_yield();
+	}
 }
 
 static void gate_open(struct slim_gate *g)
 {
-	__atomic_store_n(&g->closed, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_sub(&g->closed, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The snapshot lock: a spin lock, because a trigger takes it on the
+ * record path, maybe in a signal handler, where a mutex may not be
+ * taken.  Its holders do a bounded amount of work and never block with
+ * it.  snap_held tells a signal handler that interrupted a holder.
+ */
+static __thread int snap_held __attribute__((tls_model("initial-exec")));
+
+static void snap_lock(struct slim_bufset *bs)
+{
+	int zero = 0, spins = 0;
+
+	snap_held++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	while (!__atomic_compare_exchange_n(&bs->snap_lock, &zero, 1, 0,
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		zero = 0;
+		if (++spins > 100)
+			sched_yield();
+	}
+}
+
+static void snap_unlock(struct slim_bufset *bs)
+{
+	__atomic_store_n(&bs->snap_lock, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	snap_held--;
 }
 
 static void *map(size_t size)
@@ -103,6 +137,7 @@ static void *map(size_t size)
 static void buffer_free(struct slim_buffer *b)
 {
 	slim_rb_destroy(b->rb);
+	slim_rb_destroy(b->snap);
 	pthread_mutex_destroy(&b->read_lock);
 	munmap(b, BUFFER_MAP);
 }
@@ -136,6 +171,8 @@ static void fork_lock(void)
 		if (!slots[i])
 			continue;
 		pthread_mutex_lock(&slots[i]->lock);
+		/* No swap half done in the child. */
+		snap_lock(slots[i]);
 		gate_close(&slots[i]->gate);
 	}
 }
@@ -148,6 +185,7 @@ static void fork_unlock(void)
 		if (!slots[i])
 			continue;
 		gate_open(&slots[i]->gate);
+		snap_unlock(slots[i]);
 		pthread_mutex_unlock(&slots[i]->lock);
 	}
 	pthread_mutex_unlock(&slots_lock);
@@ -260,6 +298,9 @@ static struct slim_buffer *take_buffer(struct slim_bufset *bs)
 		munmap(b, BUFFER_MAP);
 		return NULL;
 	}
+	/* Without a spare (no memory) its records just stay out of snapshots. */
+	if (bs->snap_on)
+		b->snap = slim_rb_create(bs->pages, bs->overwrite);
 	pthread_mutex_init(&b->read_lock, NULL);
 	b->gate = &bs->gate;
 	b->owned = 1;
@@ -367,26 +408,38 @@ static int keep_old_ring(struct slim_bufset *bs, struct slim_rb *rb)
  * All are made first, so that a refusal changes nothing.  Writers switch
  * at their next event; an old ring with records left stays readable as a
  * retired buffer until it is read or cleared, then gives its memory back.
+ *
+ * The spare follows: an allocated snapshot gets new rings of the new
+ * size too, so that a trigger's swap never needs to allocate or resize,
+ * and its records are dropped (a snapshot of another size cannot be
+ * swapped back in).
  */
 static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 {
 	struct slim_rb **rings, **old;
 	struct slim_buffer *b;
-	int i, n, nr_old = 0, ret = 0;
+	int i, n, per, nr_old = 0, ret = 0;
 
 	set_lock(bs);
-	n = bs->nr_buffers;
+	per = bs->snap_on ? 2 : 1;
+	n = bs->nr_buffers * per;
 	rings = calloc(n ? n : 1, sizeof(*rings));
 	old = calloc(n ? n : 1, sizeof(*old));
 	for (i = 0, b = bs->head; rings && old && b; b = b->next) {
+		int k;
+
 		if (b->retired)
 			continue;
-		rings[i] = slim_rb_create(pages, overwrite);
-		if (!rings[i]) {
-			ret = -ENOMEM;
-			break;
+		for (k = 0; k < per; k++) {
+			rings[i] = slim_rb_create(pages, overwrite);
+			if (!rings[i]) {
+				ret = -ENOMEM;
+				break;
+			}
+			i++;
 		}
-		i++;
+		if (ret)
+			break;
 	}
 	if (!rings || !old || ret) {
 		while (rings && i > 0)
@@ -398,14 +451,21 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 	}
 	bs->pages = pages;
 	bs->overwrite = overwrite;
+	/* Old spares go with the gate closed: no swap and no reader between. */
+	snap_lock(bs);
+	gate_close(&bs->gate);
 	for (i = 0, b = bs->head; b; b = b->next) {
 		if (b->retired)
 			continue;
-		slim_buffer_lock(b);
 		old[nr_old++] = b->rb;
 		slim_rcu_assign_pointer(b->rb, rings[i++]);
-		slim_buffer_unlock(b);
+		if (per == 2) {
+			old[nr_old++] = b->snap;	/* NULL if it never had one */
+			slim_store_release(&b->snap, rings[i++]);
+		}
 	}
+	gate_open(&bs->gate);
+	snap_unlock(bs);
 	set_unlock(bs);
 	free(rings);
 
@@ -414,6 +474,10 @@ static int rebuild(struct slim_bufset *bs, unsigned int pages, int overwrite)
 
 	set_lock(bs);
 	for (i = 0; i < nr_old; i++) {
+		if (per == 2 && i % 2) {
+			slim_rb_destroy(old[i]);
+			continue;
+		}
 		if (!free_if_empty(bs, old[i]) && keep_old_ring(bs, old[i]))
 			ret = -ENOMEM;	/* its records are lost: counted below */
 	}
@@ -483,6 +547,171 @@ void slim_bufset_reset(struct slim_bufset *bs)
 		slim_buffer_reap(bs, b);
 		slim_buffer_unlock(b);
 	}
+}
+
+/* ---- the snapshot ------------------------------------------------------ */
+
+int slim_bufset_snap_alloc(struct slim_bufset *bs)
+{
+	struct slim_rb **rings;
+	struct slim_buffer *b;
+	int i, n;
+
+	set_lock(bs);
+	if (bs->snap_on) {
+		set_unlock(bs);
+		return 0;
+	}
+	n = bs->nr_buffers;
+	rings = calloc(n ? n : 1, sizeof(*rings));
+	for (i = 0, b = bs->head; rings && b; b = b->next) {
+		if (b->retired)
+			continue;
+		rings[i] = slim_rb_create(bs->pages, bs->overwrite);
+		if (!rings[i])
+			break;
+		i++;
+	}
+	if (!rings || b) {
+		while (rings && i > 0)
+			slim_rb_destroy(rings[--i]);
+		set_unlock(bs);
+		free(rings);
+		return -ENOMEM;
+	}
+	snap_lock(bs);
+	for (i = 0, b = bs->head; b; b = b->next) {
+		if (!b->retired)
+			slim_store_release(&b->snap, rings[i++]);
+	}
+	__atomic_store_n(&bs->snap_on, 1, __ATOMIC_RELEASE);
+	snap_unlock(bs);
+	set_unlock(bs);
+	free(rings);
+	return 0;
+}
+
+void slim_bufset_snap_free(struct slim_bufset *bs)
+{
+	struct slim_rb **old;
+	struct slim_buffer *b;
+	int i, n;
+
+	set_lock(bs);
+	n = bs->nr_buffers;
+	old = calloc(n ? n : 1, sizeof(*old));
+	if (!bs->snap_on || !old) {
+		/* Out of memory for the list: the spare stays, still usable. */
+		set_unlock(bs);
+		free(old);
+		return;
+	}
+	snap_lock(bs);
+	gate_close(&bs->gate);
+	for (i = 0, b = bs->head; b; b = b->next) {
+		old[i++] = b->snap;
+		b->snap = NULL;
+	}
+	__atomic_store_n(&bs->snap_on, 0, __ATOMIC_RELEASE);
+	gate_open(&bs->gate);
+	snap_unlock(bs);
+	set_unlock(bs);
+	/* A writer that was inside a reservation when it was swapped out. */
+	slim_rcu_synchronize();
+	while (i > 0)
+		slim_rb_destroy(old[--i]);
+	free(old);
+}
+
+void slim_bufset_snap_clear(struct slim_bufset *bs)
+{
+	struct slim_buffer *b;
+
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
+		slim_buffer_lock(b);
+		if (b->snap)
+			slim_rb_reset(b->snap);
+		slim_buffer_unlock(b);
+	}
+}
+
+/*
+ * The swap.  Readers are kept out by closing the gate, not by each
+ * buffer's mutex, which a signal handler must not take; writers are not
+ * kept out at all: a writer that loaded rb before the swap finishes its
+ * record in the ring that became the snapshot (the record is older than
+ * the snapshot, so that is where it belongs), and the ring is freed only
+ * after a grace period.  The spare is cleared as it comes in; a writer
+ * still finishing a record there from an earlier swap is safe, as the
+ * ring's reset runs beside its writer.  Each buffer swaps in turn, so a
+ * snapshot is the moment each thread's ring was swapped, within the
+ * few microseconds the walk takes.
+ */
+int slim_bufset_snapshot(struct slim_bufset *bs)
+{
+	struct slim_buffer *b;
+	int ret = 0;
+
+	if (slim_gate_depth || snap_held)
+		return -EDEADLK;
+	if (!__atomic_load_n(&bs->snap_on, __ATOMIC_ACQUIRE))
+		return -ENOENT;
+	snap_lock(bs);
+	if (!bs->snap_on) {
+		ret = -ENOENT;
+		goto out;
+	}
+	gate_close(&bs->gate);
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
+		struct slim_rb *spare = slim_load_acquire(&b->snap);
+
+		if (b->retired || !spare)
+			continue;
+		slim_rb_reset(spare);
+		slim_store_release(&b->snap, b->rb);
+		slim_rcu_assign_pointer(b->rb, spare);
+	}
+	gate_open(&bs->gate);
+	__atomic_fetch_add(&bs->snapshots, 1, __ATOMIC_RELAXED);
+out:
+	snap_unlock(bs);
+	return ret;
+}
+
+void slim_bufset_snap_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
+{
+	struct slim_buffer *b;
+	struct slim_rb_stats st;
+
+	memset(sum, 0, sizeof(*sum));
+	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b)) {
+		int have;
+
+		slim_buffer_lock(b);
+		have = b->snap != NULL;
+		if (have)
+			slim_rb_stats(b->snap, &st);
+		slim_buffer_unlock(b);
+		if (!have)
+			continue;
+		sum->entries += st.entries;
+		sum->written += st.written;
+		sum->lost += st.lost;
+		sum->consumed += st.consumed;
+		sum->overwritten += st.overwritten;
+		sum->dropped += st.dropped;
+		sum->pages += st.pages;
+	}
+}
+
+int slim_buffer_snap_iter_start(struct slim_buffer *b, struct slim_rb_iter *it)
+{
+	int ret;
+
+	slim_buffer_lock(b);
+	ret = b->snap ? slim_rb_iter_start(b->snap, it) : -ENOENT;
+	slim_buffer_unlock(b);
+	return ret;
 }
 
 uint64_t slim_bufset_lost_nobuf(struct slim_bufset *bs)

@@ -32,8 +32,11 @@
  */
 struct slim_gate {
 	int readers;
-	int closed;
+	int closed;		/* a count: fork and a snapshot may both close it */
 };
+
+/* How many gates this thread is inside: a snapshot must not wait for itself. */
+extern __thread int slim_gate_depth __attribute__((tls_model("initial-exec")));
 
 struct slim_buffer {
 	/* rb (RCU for the writer; replaced by a resize), tid: ABI */
@@ -41,6 +44,12 @@ struct slim_buffer {
 	int owned;		/* a live thread writes here */
 	int retired;		/* an old ring kept for its records; rb NULL once read */
 	int cpu;		/* its number: the CPU column, trace.dat's CPU */
+	/*
+	 * The spare ring (the snapshot), NULL when none is allocated.  It
+	 * and rb trade places only with the set's gate closed and empty,
+	 * so a reader inside the gate sees both stay put.
+	 */
+	struct slim_rb *snap;
 	char comm[16];		/* its name when it took the buffer */
 	pthread_mutex_t read_lock;	/* one reader at a time */
 	struct slim_gate *gate;		/* its set's */
@@ -59,6 +68,9 @@ struct slim_bufset {
 	int overwrite;
 	uint64_t lost_nobuf;		/* events lost: no buffer could be had */
 	struct slim_rb_stats gone;	/* counts of the old rings freed (atomic) */
+	int snap_on;			/* the spare rings are allocated */
+	int snap_lock;			/* swaps, and changes of the spare (a spin lock) */
+	uint64_t snapshots;		/* taken so far */
 };
 
 /* The top level's set: slot 0, never removed. */
@@ -126,8 +138,10 @@ static inline int slim_gate_try(struct slim_gate *g)
 	if (__atomic_load_n(&g->closed, __ATOMIC_SEQ_CST))
 		return 0;
 	__atomic_fetch_add(&g->readers, 1, __ATOMIC_SEQ_CST);
-	if (!__atomic_load_n(&g->closed, __ATOMIC_SEQ_CST))
+	if (!__atomic_load_n(&g->closed, __ATOMIC_SEQ_CST)) {
+		slim_gate_depth++;
 		return 1;
+	}
 	__atomic_fetch_sub(&g->readers, 1, __ATOMIC_SEQ_CST);
 	return 0;
 }
@@ -136,6 +150,7 @@ void slim_gate_enter(struct slim_gate *g);
 
 static inline void slim_gate_leave(struct slim_gate *g)
 {
+	slim_gate_depth--;
 	__atomic_fetch_sub(&g->readers, 1, __ATOMIC_RELEASE);
 }
 
@@ -187,6 +202,31 @@ int slim_bufset_count(struct slim_bufset *bs);
 /* Clear every buffer (writing to `trace`).  Records being written survive. */
 void slim_bufset_reset(struct slim_bufset *bs);
 uint64_t slim_bufset_lost_nobuf(struct slim_bufset *bs);
+
+/*
+ * The snapshot (the kernel's max buffer): a spare ring per buffer, the
+ * same size as the live one, that trades places with it.
+ *
+ * alloc: 0 or -ENOMEM (nothing changed).  free: the spare goes, after a
+ * grace period (not from inside a read-side section).  clear: the
+ * snapshot's records go, the spare stays.
+ */
+int slim_bufset_snap_alloc(struct slim_bufset *bs);
+void slim_bufset_snap_free(struct slim_bufset *bs);
+void slim_bufset_snap_clear(struct slim_bufset *bs);
+/*
+ * Take a snapshot: every buffer's live ring becomes its snapshot, and
+ * recording goes on in its spare, cleared.  From the record path too (a
+ * trigger): no allocation, no sleep; it waits only for the readers
+ * inside the set's gate and for another swap.  0, -ENOENT (no spare),
+ * -EDEADLK (the calling thread is itself a reader or a swapper, as in a
+ * signal handler that interrupted one: nothing is done).
+ */
+int slim_bufset_snapshot(struct slim_bufset *bs);
+/* The snapshot's counts, as slim_bufset_stats() gives the live ones'. */
+void slim_bufset_snap_stats(struct slim_bufset *bs, struct slim_rb_stats *sum);
+/* A copy of a buffer's snapshot for a walk: 0, -ENOENT (none), -ENOMEM. */
+int slim_buffer_snap_iter_start(struct slim_buffer *b, struct slim_rb_iter *it);
 
 /* Thread names by id (the kernel's saved_cmdlines). */
 void slim_cmdline_save(int32_t tid, const char *comm);

@@ -323,6 +323,48 @@ static int read_trace_pipe(struct ctl_target *t, struct slim_seq *s)
 	return 0;
 }
 
+/* ---- snapshot ---------------------------------------------------------- */
+
+static int read_snapshot(struct ctl_target *t, struct slim_seq *s)
+{
+	return slim_trace_print_snapshot(t->inst, s);
+}
+
+/*
+ * As the kernel's: 0 frees, 1 allocates if need be and swaps, any other
+ * number clears (its help says so); not a number is refused.
+ */
+static int write_snapshot(struct ctl_target *t, const char *text, int append)
+{
+	char *v = stripped(text), *end;
+	unsigned long val;
+	int ret = 0;
+
+	(void)append;
+	errno = 0;
+	val = v && isdigit((unsigned char)*v) ? strtoul(v, &end, 10) : 0;
+	if (!v || !isdigit((unsigned char)*v) || *end || errno == ERANGE) {
+		free(v);
+		return refuse(t, -EINVAL, "Invalid value: expected a number", text, 0);
+	}
+	free(v);
+	switch (val) {
+	case 0:
+		slim_bufset_snap_free(t->inst->bufs);
+		break;
+	case 1:
+		ret = slim_bufset_snap_alloc(t->inst->bufs);
+		if (ret)
+			return refuse(t, ret, "Cannot allocate the snapshot buffer", text, 0);
+		ret = slim_bufset_snapshot(t->inst->bufs);
+		break;
+	default:
+		slim_bufset_snap_clear(t->inst->bufs);
+		break;
+	}
+	return ret;
+}
+
 static int read_tracing_on(struct ctl_target *t, struct slim_seq *s)
 {
 	return slim_seq_printf(s, "%d\n", SLIM_READ_ONCE(t->inst->bufs->tracing_on));
@@ -533,6 +575,7 @@ static const struct ctl_file root_files[] = {	/* an instance's root */
 	{ "set_event",		read_set_event,		write_set_event, 0 },
 	{ "trace",		read_trace,		write_trace, 0 },
 	{ "trace_pipe",		read_trace_pipe,	NULL, 0 },
+	{ "snapshot",		read_snapshot,		write_snapshot, 0 },
 	{ "tracing_on",		read_tracing_on,	write_tracing_on, 0 },
 	{ "buffer_size_kb",	read_buffer_size,	write_buffer_size, 0 },
 	{ "trace_clock",	read_trace_clock,	write_trace_clock, 0 },

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "session/instance.h"
 #include "text/trace_file.h"
+#include "trigger/stack.h"
 
 /* Per buffer: a private copy, or the live buffer for a consuming read. */
 struct cursor {
@@ -57,12 +58,11 @@ static slim_print_fn pick_printer(unsigned int opts, const struct slim_event_fun
 	return f->trace;
 }
 
-int slim_trace_print_header(struct slim_instance *inst, struct slim_seq *s)
+static int print_header(struct slim_instance *inst, struct slim_seq *s,
+			const struct slim_rb_stats *stp)
 {
-	struct slim_rb_stats st;
+	const struct slim_rb_stats st = *stp;
 
-	slim_bufset_stats(inst->bufs, &st);
-	slim_seq_puts(s, "# tracer: nop\n#\n");
 	/* As the kernel: written since the last clear, overwritten included. */
 	slim_seq_printf(s, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n",
 			(unsigned long long)st.entries,
@@ -78,6 +78,15 @@ int slim_trace_print_header(struct slim_instance *inst, struct slim_seq *s)
 		"#                              |||| /     delay\n"
 		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
 		"#              | |         |   |||||     |         |\n");
+}
+
+int slim_trace_print_header(struct slim_instance *inst, struct slim_seq *s)
+{
+	struct slim_rb_stats st;
+
+	slim_bufset_stats(inst->bufs, &st);
+	slim_seq_puts(s, "# tracer: nop\n#\n");
+	return print_header(inst, s, &st);
 }
 
 /* The line's context: who, where, when; the kernel's default layout. */
@@ -135,6 +144,12 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 	if (len < sizeof(*e))
 		return slim_seq_puts(s, "[truncated record]\n");
 	print_context(inst, s, e, cpu, slim_clock_to_ns(inst->bufs->clock, ts));
+	/* The kernel's user stack entry prints as the kernel prints it. */
+	if (e->type == slim_user_stack_type() &&
+	    !(inst->trace_options & (SLIM_TRACE_OPT_RAW | SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN))) {
+		slim_user_stack_print(s, rec, len);
+		return slim_seq_putc(s, '\n');
+	}
 	ev = slim_event_by_id(e->type);
 	if (!ev)
 		return print_unloaded(inst, s, rec, len);
@@ -145,8 +160,8 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 	return slim_seq_putc(s, '\n');
 }
 
-/* The `trace` file: every buffer copied, then merged by time. */
-int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s)
+/* Every buffer (or its snapshot) copied, then merged by time. */
+static int print_records(struct slim_instance *inst, struct slim_seq *s, int snap)
 {
 	int i, n = slim_bufset_count(inst->bufs);
 	struct cursor *c = calloc(n ? n : 1, sizeof(*c));
@@ -154,10 +169,12 @@ int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s)
 
 	if (!c)
 		return -1;
-	slim_trace_print_header(inst, s);
 	for (i = 0, b = slim_bufset_first(inst->bufs); b && i < n; b = slim_buffer_next(b), i++) {
 		c[i].b = b;
-		c[i].more = slim_buffer_iter_start(b, &c[i].it) == 0;
+		c[i].more = (snap ? slim_buffer_snap_iter_start(b, &c[i].it) :
+				    slim_buffer_iter_start(b, &c[i].it)) == 0;
+		if (!c[i].more)
+			c[i].b = NULL;
 		if (c[i].more)
 			c[i].more = slim_rb_iter_next(&c[i].it, &c[i].rec,
 						      &c[i].len, &c[i].ts) == 1;
@@ -182,6 +199,41 @@ int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s)
 	}
 	free(c);
 	return 0;
+}
+
+/* The `trace` file. */
+int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s)
+{
+	slim_trace_print_header(inst, s);
+	return print_records(inst, s, 0);
+}
+
+/*
+ * The `snapshot` file: the snapshot as `trace` prints the live buffer;
+ * empty or freed, the kernel's block saying which, then how to use the
+ * file (the kernel's commands, in our words).
+ */
+int slim_trace_print_snapshot(struct slim_instance *inst, struct slim_seq *s)
+{
+	struct slim_rb_stats st;
+
+	slim_bufset_snap_stats(inst->bufs, &st);
+	slim_seq_puts(s, "# tracer: nop\n#\n");
+	if (st.entries) {
+		print_header(inst, s, &st);
+		return print_records(inst, s, 1);
+	}
+	if (__atomic_load_n(&inst->bufs->snap_on, __ATOMIC_ACQUIRE))
+		slim_seq_puts(s, "#\n# * Snapshot is allocated *\n#\n");
+	else
+		slim_seq_puts(s, "#\n# * Snapshot is freed *\n#\n");
+	return slim_seq_puts(s,
+		"# Snapshot commands:\n"
+		"# echo 0 > snapshot : Clears and frees the snapshot buffer\n"
+		"# echo 1 > snapshot : Allocates the snapshot buffer if it is not yet,\n"
+		"#                      then takes a snapshot of the live buffer.\n"
+		"# echo 2 > snapshot : Clears the snapshot buffer (neither allocates nor frees)\n"
+		"#                      (any number but '0' and '1' does the same)\n");
 }
 
 long slim_trace_consume(struct slim_instance *inst, struct slim_seq *s, size_t max)

@@ -18,6 +18,8 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 			    const void *rec, unsigned int len, uint64_t ts);
 /* `trace`: every record, merged by time. */
 int slim_trace_print_all(struct slim_instance *inst, struct slim_seq *s);
+/* `snapshot`: the snapshot as `trace`, or the kernel's help when it is empty. */
+int slim_trace_print_snapshot(struct slim_instance *inst, struct slim_seq *s);
 /*
  * `trace_pipe`: consume records, oldest first across buffers, until none
  * is left or the text has reached max bytes (0: no bound).  Returns the
