@@ -3,8 +3,7 @@
  * The snapshot file (1 takes, 0 frees, 2 clears, its help text when
  * empty), snapshots taken while four threads record with every event
  * accounted for, the snapshot trigger with an exact count from several
- * threads, in an instance and at the top level, and the stacktrace
- * trigger's ftrace:user_stack record naming the test's own function.
+ * threads, in an instance and at the top level.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -195,26 +194,24 @@ static void test_threads(const char *dir, struct slim_bufset *bs)
 static void test_trigger_forms(void)
 {
 	CHECK_EQ_STR(rd(TRIG), "# Available triggers:\n"
-			       "# traceon traceoff snapshot stacktrace enable_event disable_event\n");
+			       "# traceon traceoff snapshot enable_event disable_event\n");
 	CHECK_EQ_INT(slim_ctl_write(TRIG, "snapshot"), 0);
 	CHECK_EQ_STR(rd(TRIG), "snapshot:unlimited\n");
 	/* Set, the trigger has allocated the spare, as the kernel's does. */
 	CHECK(starts(rd("snapshot"), ALLOCATED));
 	CHECK_EQ_INT(slim_ctl_append(TRIG, "snapshot:2"), -EEXIST);
-	CHECK_EQ_INT(slim_ctl_append(TRIG, "stacktrace:3 if a == 1"), 0);
-	CHECK_EQ_STR(rd(TRIG), "stacktrace:count=3 if a == 1\nsnapshot:unlimited\n");
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "traceon:3 if a == 1"), 0);
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=3 if a == 1\nsnapshot:unlimited\n");
 	CHECK_EQ_INT(slim_ctl_append(TRIG, "!snapshot"), 0);
-	CHECK_EQ_STR(rd(TRIG), "stacktrace:count=3 if a == 1\n");
-	CHECK_EQ_INT(slim_ctl_append(TRIG, "!stacktrace"), 0);
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=3 if a == 1\n");
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "!traceon"), 0);
 	CHECK_EQ_INT(slim_ctl_write(TRIG, "snapshot:2 if b > 5"), 0);
 	CHECK_EQ_STR(rd(TRIG), "snapshot:count=2 if b > 5\n");
-	CHECK_EQ_INT(slim_ctl_write(TRIG, "stacktrace"), 0);
-	CHECK_EQ_STR(rd(TRIG), "stacktrace:unlimited\n");
 	CHECK_EQ_INT(slim_ctl_append(TRIG, "snapshot:x"), -EINVAL);
-	CHECK_EQ_INT(slim_ctl_append(TRIG, "stacktrace:1:2"), -EINVAL);
-	CHECK_EQ_INT(slim_ctl_append(TRIG, "!stacktrace"), 0);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "snapshot:1:2"), -EINVAL);
+	CHECK_EQ_INT(slim_ctl_append(TRIG, "!snapshot"), 0);
 	CHECK_EQ_STR(rd(TRIG), "# Available triggers:\n"
-			       "# traceon traceoff snapshot stacktrace enable_event disable_event\n");
+			       "# traceon traceoff snapshot enable_event disable_event\n");
 	CHECK_EQ_INT(slim_ctl_write("snapshot", "0"), 0);
 }
 
@@ -264,80 +261,17 @@ static void test_trigger_threads(const char *dir, struct slim_bufset *bs)
 	CHECK_EQ_INT(slim_ctl_write(path, ""), 0);
 }
 
-/* ---- the stacktrace trigger -------------------------------------------- */
-
-__attribute__((noinline)) void snapshot_test_stack_caller(int a)
-{
-	trace_sample_first(a, 99);
-	__asm__ __volatile__("" ::: "memory");	/* not a tail call */
-}
-
-static void test_stacktrace(const char *dir)
-{
-	char trig[128], path[128];
-	const char *text, *line;
-
-	snprintf(trig, sizeof(trig), "%sevents/sample/sample_first/trigger", dir);
-	snprintf(path, sizeof(path), "%sevents/sample/sample_first/enable", dir);
-	CHECK_EQ_INT(slim_ctl_write(path, "1"), 0);
-	CHECK_EQ_INT(slim_ctl_write(trig, "stacktrace:2 if a == 5"), 0);
-	snapshot_test_stack_caller(4);
-	snapshot_test_stack_caller(5);
-	snapshot_test_stack_caller(5);
-	snapshot_test_stack_caller(5);
-	CHECK_EQ_STR(rd(trig), "stacktrace:count=0 if a == 5\n");
-	snprintf(path, sizeof(path), "%strace", dir);
-	text = rd(path);
-	CHECK_EQ_INT(count(text, "<user stack trace>\n"), 2);
-	/*
-	 * Linked statically, the library's frames cannot be told from the
-	 * program's and fill most of the eight callers: the test's own
-	 * function may fall outside them, main resolves by name.
-	 */
-	CHECK_EQ_INT(count(text, " => main+0x"), 2);
-	/* After the event that triggered it, as a line of its own. */
-	line = strstr(text, "sample_first: a=5 b=99\n");
-	CHECK(line && strstr(line, "<user stack trace>") &&
-	      strstr(line, "<user stack trace>") < strstr(line + 1, "sample_first: a=5"));
-	CHECK(strstr(text, "sample_first: a=4 b=99\n") &&
-	      !strstr(strstr(text, "sample_first: a=4 b=99\n"), "a=4 b=99\n      ") );
-	if (check_failed)
-		fprintf(stderr, "%s", text);
-	CHECK_EQ_INT(slim_ctl_write(trig, "!stacktrace"), 0);
-	snapshot_test_stack_caller(5);
-	CHECK_EQ_INT(count(rd(path), "<user stack trace>"), 2);
-	snprintf(path, sizeof(path), "%sevents/sample/sample_first/enable", dir);
-	CHECK_EQ_INT(slim_ctl_write(path, "0"), 0);
-	snprintf(path, sizeof(path), "%strace", dir);
-	CHECK_EQ_INT(slim_ctl_write(path, ""), 0);
-}
-
-/* The record's format is the kernel's, for trace-cmd. */
-static void test_format(void)
-{
-	const char *f = rd("events/ftrace/user_stack/format");
-
-	CHECK(strstr(f, "name: user_stack\n") != NULL);
-	CHECK(strstr(f, "\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n") != NULL);
-	CHECK(strstr(f, "\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n") != NULL);
-	if (check_failed)
-		fprintf(stderr, "%s", f);
-}
-
 int main(void)
 {
 	check_watchdog("snapshot", 120);
 	test_file();
-	test_format();
 	test_threads("", &slim_bufset_top);
 	test_trigger_forms();
 	test_trigger_threads("", &slim_bufset_top);
-	test_stacktrace("");
 	CHECK_EQ_INT(slim_ctl_mkdir("instances/s"), 0);
 	CHECK(starts(rd("instances/s/snapshot"), FREED));
 	test_threads("instances/s/", slim_instance_find("s")->bufs);
 	test_trigger_threads("instances/s/", slim_instance_find("s")->bufs);
-	test_stacktrace("instances/s/");
 	CHECK_EQ_INT(slim_ctl_rmdir("instances/s"), 0);
 	return check_done("snapshot");
 }

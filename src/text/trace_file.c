@@ -12,7 +12,6 @@
 #include "core/clock.h"
 #include "session/instance.h"
 #include "text/trace_file.h"
-#include "trigger/stack.h"
 
 /* Per buffer: a private copy, or the live buffer for a consuming read. */
 struct cursor {
@@ -144,12 +143,6 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 	if (len < sizeof(*e))
 		return slim_seq_puts(s, "[truncated record]\n");
 	print_context(inst, s, e, cpu, slim_clock_to_ns(inst->bufs->clock, ts));
-	/* The kernel's user stack entry prints as the kernel prints it. */
-	if (e->type == slim_user_stack_type() &&
-	    !(inst->trace_options & (SLIM_TRACE_OPT_RAW | SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN))) {
-		slim_user_stack_print(s, rec, len);
-		return slim_seq_putc(s, '\n');
-	}
 	ev = slim_event_by_id(e->type);
 	if (!ev)
 		return print_unloaded(inst, s, rec, len);

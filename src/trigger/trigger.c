@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Event triggers, the kernel's events/<sys>/<ev>/trigger: traceon,
- * traceoff, enable_event and disable_event, each with an optional count
+ * traceoff, snapshot, enable_event and disable_event, each with an optional count
  * and an optional "if FILTER".
  *
  * An event file's triggers hang on a callback target of the event (a
@@ -28,10 +28,11 @@
 #define TRIGGER_LOC	"event trigger"
 #define UNLIMITED	(-1L)
 
-enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_ENABLE, TRIG_DISABLE };
+enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_SNAPSHOT, TRIG_ENABLE, TRIG_DISABLE };
 
 static const char *const cmd_names[] = {
 	[TRIG_TRACEON] = "traceon", [TRIG_TRACEOFF] = "traceoff",
+	[TRIG_SNAPSHOT] = "snapshot",
 	[TRIG_ENABLE] = "enable_event", [TRIG_DISABLE] = "disable_event",
 };
 
@@ -96,6 +97,9 @@ static int act(struct trig *t)
 		want = t->cmd == TRIG_TRACEON;
 		return __atomic_exchange_n(&t->bufs->tracing_on, want,
 					   __ATOMIC_RELAXED) != want;
+	case TRIG_SNAPSHOT:
+		/* Refused only in a thread that reads the buffers: not counted. */
+		return slim_bufset_snapshot(t->bufs) == 0;
 	case TRIG_ENABLE:
 		return __atomic_fetch_and(&t->file->target.flags,
 					  ~SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE) &
@@ -423,6 +427,8 @@ static int same_kind(const struct trig *t, const struct parsed *p, struct slim_e
 
 	if (onoff)
 		return t->cmd == TRIG_TRACEON || t->cmd == TRIG_TRACEOFF;
+	if (p->cmd == TRIG_SNAPSHOT)
+		return t->cmd == p->cmd;
 	return (t->cmd == TRIG_ENABLE || t->cmd == TRIG_DISABLE) && t->file == tf;
 }
 
@@ -503,6 +509,9 @@ static int add_one(struct slim_event_file *f, const struct parsed *p,
 	if (!t)
 		goto fail;
 	*t = (struct trig){ p->cmd, p->count, flt, f->inst->bufs, tf };
+	/* As the kernel: the spare is allocated now, so that firing never allocates. */
+	if (p->cmd == TRIG_SNAPSHOT && (ret = slim_bufset_snap_alloc(f->inst->bufs)))
+		goto fail;
 	if (tf && (ret = soft_get(tf)))
 		goto fail;
 	l = list_copy(set->list, -1, t);
@@ -618,7 +627,7 @@ int slim_trigger_print(struct slim_instance *inst, struct slim_event *ev,
 
 	if (!set || !set->list || !set->list->nr)
 		return slim_seq_puts(s, "# Available triggers:\n"
-				     "# traceon traceoff enable_event disable_event\n");
+				     "# traceon traceoff snapshot enable_event disable_event\n");
 	for (i = 0; i < set->list->nr; i++)
 		print_one(set->list->t[i], s);
 	return 0;
