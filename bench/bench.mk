@@ -76,12 +76,19 @@ bench: bench-build bench-baseline
 	@BENCH_BASELINE=$(BENCH_BASELINE) python3 bench/compare.py --bin $(RECORD_BENCH) \
 		--out $(BENCH_OUT) --baseline $(BASELINE_BIN) $(if $(BENCH_QUICK),--quick)
 	@$(MAKE) --no-print-directory bench-file
+	@$(MAKE) --no-print-directory bench-trigger
+
+.PHONY: bench-trigger
+bench-trigger: $(BENCH_OUT)/trigger_bench
+	@echo "== triggers: an enabled event with and without 'traceoff if a == -1'"
+	@$(BENCH_OUT)/trigger_bench
+	@bench/trigger_ir.sh $(BENCH_OUT)/trigger_bench
 
 bench-profile: $(RECORD_BENCH) $(RECORD_BENCH_SO) bench-baseline
 	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
 		--baseline $(BASELINE_BIN) --profile
 
-# A trigger's cost (docs/benchmarks.md): built with the bench, run by hand.
+# A trigger's cost (docs/benchmarks.md): ns per event, then instructions.
 $(BENCH_OUT)/trigger_bench: bench/trigger_bench.c tests/triggers/triggers_events.c $(STATIC) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -Itests/dialect -o $@ bench/trigger_bench.c \

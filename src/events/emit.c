@@ -136,7 +136,9 @@ static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_targ
 	level = s->depth;
 	s->depth = level + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	r->ts = slim_clock_now(SLIM_CLOCK_MONO);
+	/* Reading and converting the clock is most of a trigger's cost. */
+	r->ts = SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_NO_TIME ? 0 :
+		slim_clock_now(SLIM_CLOCK_MONO);
 	r->buffer = NULL;
 	r->rb = s;
 	fill_header((struct slim_trace_entry *)s->rec[level], r->ev, s->tid);
@@ -215,7 +217,8 @@ static SLIM_COLD void deliver(struct slim_reserve *r, struct slim_target *t, int
 
 	if (pass) {
 		__atomic_fetch_add(&t->passed, 1, __ATOMIC_RELEASE);
-		t->fn(r->ev, r->rec, r->len, slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts), t->data);
+		t->fn(r->ev, r->rec, r->len,
+		      r->ts ? slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts) : 0, t->data);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s->depth--;
