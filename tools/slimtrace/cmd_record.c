@@ -21,6 +21,7 @@
 #include <fnmatch.h>
 #include <time.h>
 #include "cli.h"
+#include "ctl/parse.h"
 #include "elfcheck.h"
 #include "live.h"
 #include "tdat_write.h"
@@ -115,11 +116,16 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			if ((c = add_filter(ro, optarg)))
 				return c;
 			break;
-		case 'b':
-			if (!*optarg || optarg[strspn(optarg, "0123456789")] || atol(optarg) <= 0)
-				return cli_bad_usage("record", "-b '%s': not a size in KiB", optarg);
+		case 'b': {
+			/* What buffer_size_kb refuses, in its words, before the program runs. */
+			unsigned int pages;
+			const char *why;
+
+			if (slim_parse_buffer_kb(optarg, &pages, &why))
+				return cli_bad_usage("record", "-b '%s': %s", optarg, why);
 			ro->buffer_kb = optarg;
 			break;
+		}
 		case 'C':
 			for (i = 0; clocks[i] && strcmp(clocks[i], optarg); i++)
 				;
