@@ -441,6 +441,7 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	if (zstd && (ret = compress(file, shown)))
 		return ret;
 	ret = record_summarize(shown, quiet, ro->events, prog);
+	ret = record_errors_report(ro, shown, ret);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
@@ -510,7 +511,9 @@ int cmd_record(int argc, char **argv)
 	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
 	    /* Said either way: the library's default is the kernel's (overwrite). */
 	    set_env("SLIMTRACE_OVERWRITE", ro.overwrite ? "1" : "0") ||
-	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)))
+	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)) ||
+	    /* -e is checked from the file; what the library refuses comes back here. */
+	    set_env("SLIMTRACE_EVENTS_CHECK", "0") || record_errors_setup())
 		goto done;
 	if (run(path, prog_argv, &status))
 		goto done;
