@@ -315,13 +315,19 @@ static void env_at_exit(void)
 {
 	struct refusal *r;
 	unsigned long n;
-	size_t i;
+	size_t i, j;
 	int ret;
 
 	if (getpid() != owner)
 		return;
 	for (i = 0; check_words && i < nr_env_words; i++) {
 		if (env_words[i].exclude || __atomic_load_n(&env_words[i].matched, __ATOMIC_RELAXED))
+			continue;
+		/* A word given twice is named once. */
+		for (j = 0; j < i && (env_words[j].exclude ||
+				      strcmp(env_words[j].text, env_words[i].text)); j++)
+			;
+		if (j < i)
 			continue;
 		if (error_file[0]) {
 			ret = error_file_line("events\t%s\n", env_words[i].text);
