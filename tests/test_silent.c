@@ -330,6 +330,7 @@ static void test_refused_record(void)
 	static const char *const with_e[] = { "-e", "silent:with_x", "-f", "nosuchfield > 1", NULL };
 	static const char *const some[] = { "-f", "x > 1", NULL };
 	static const char *const none[] = { "-f", "nosuchfield > 1", NULL };
+	static const char *const tab[] = { "-f", "x >\t1", NULL };
 	struct cmd c;
 	char *rep;
 
@@ -364,6 +365,12 @@ static void test_refused_record(void)
 	CHECK(!cmd_has(rep, "x=0") && !cmd_has(rep, "no_x"));
 	free(rep);
 	CHECK_EQ_INT(temp_files_left(), 0);
+
+	/* A tab in the expression is blanked in the library's line: still the same -f. */
+	run_record(&c, "fire", tab);
+	CHECK_EQ_INT(c.code, 0);
+	CHECK_EQ_INT(lines_with(c.err, "slimtrace: record -f 'x > 1': refused by 1 of 3 events"), 1);
+	cmd_free(&c);
 
 	/* Fitting no event: the same one line, and an error. */
 	run_record(&c, "fire", none);

@@ -138,6 +138,19 @@ static void print_command(const char *expr, int pos)
 		fprintf(stderr, "%*s^\n", 11 + (pos < len ? pos : len), "");
 }
 
+/* The N bytes at E are EXPR as the library wrote it (tabs and newlines blanked)? */
+static int same_expr(const char *e, size_t n, const char *expr)
+{
+	size_t i;
+
+	if (strlen(expr) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((e[i] && strchr("\t\n\r", e[i]) ? ' ' : e[i]) != expr[i])
+			return 0;
+	return 1;
+}
+
 /*
  * Was EXPR applied to every event (a -f with no -e before it)?  record
  * passed those as "*:*:EXPR" entries of SLIMTRACE_FILTER.
@@ -149,7 +162,7 @@ static int for_all_events(const char *filters, const char *expr)
 
 	for (e = filters; e && *e; e += n + (e[n] == ';')) {
 		n = strcspn(e, ";");
-		if (n == 4 + strlen(expr) && !strncmp(e, "*:*:", 4) && !strncmp(e + 4, expr, n - 4))
+		if (n >= 4 && !strncmp(e, "*:*:", 4) && same_expr(e + 4, n - 4, expr))
 			return 1;
 	}
 	return 0;
