@@ -20,7 +20,10 @@
  *
  * Event settings reach events through a registry observer, which also
  * hears of the events loaded before it; recording starts here, outside
- * the registry's lock.
+ * the registry's lock.  Start-up runs once, before the first object's
+ * events are registered: slim_object_register() is what every
+ * object's generated constructor calls, so it is the one entry that is
+ * always linked, statically too.
  *
  * No setting fails in silence.  A word of SLIMTRACE_EVENTS may match an
  * event of a library opened later, so whether it matched anything is
@@ -38,12 +41,11 @@
  * write(2) to a file opened O_APPEND, so that several processes can
  * share it (tabs and newlines in the text become blanks):
  *
- *   filter	SYS:EVENT	POS	REASON	EXPR    POS: the caret's column in
- *                                              EXPR, -1 for none
- *   events	WORD                            matched no event  Start-up runs once, before the first object's
- * events are registered: slim_object_register() is what every
- * object's generated constructor calls, so it is the one entry that is
- * always linked, statically too.
+ *   filter <TAB> SYS:EVENT <TAB> POS <TAB> REASON <TAB> EXPR
+ *   events <TAB> WORD
+ *
+ * POS is the caret's column in EXPR (-1 for none); an "events" line is
+ * a word that matched no event.
  */
 #include <ctype.h>
 #include <fcntl.h>
