@@ -218,7 +218,7 @@ static void test_usage(void)
 
 	run_cli(&r, (const char *[]){ "record", "-b", "12k", "--", "true", NULL });
 	CHECK_EQ_INT(exit_code(&r), 2);
-	CHECK(has(r.err, "not a size"));
+	CHECK(has(r.err, "-b '12k': Invalid value: expected a size in KiB"));
 	run_free(&r);
 
 	run_cli(&r, (const char *[]){ "record", "-e", "demo:*", NULL });

@@ -21,6 +21,7 @@
 #include <fnmatch.h>
 #include <time.h>
 #include "cli.h"
+#include "ctl/parse.h"
 #include "elfcheck.h"
 #include "live.h"
 #include "tdat_write.h"
@@ -115,11 +116,16 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			if ((c = add_filter(ro, optarg)))
 				return c;
 			break;
-		case 'b':
-			if (!*optarg || optarg[strspn(optarg, "0123456789")] || atol(optarg) <= 0)
-				return cli_bad_usage("record", "-b '%s': not a size in KiB", optarg);
+		case 'b': {
+			/* What buffer_size_kb refuses, in its words, before the program runs. */
+			unsigned int pages;
+			const char *why;
+
+			if (slim_parse_buffer_kb(optarg, &pages, &why))
+				return cli_bad_usage("record", "-b '%s': %s", optarg, why);
 			ro->buffer_kb = optarg;
 			break;
+		}
 		case 'C':
 			for (i = 0; clocks[i] && strcmp(clocks[i], optarg); i++)
 				;
@@ -457,6 +463,7 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	    (ret = rewrite(file, shown, ro->zstd)))
 		return ret;
 	ret = record_summarize(shown, quiet, ro->events, n > 1 ? "the processes" : prog);
+	ret = record_errors_report(ro, shown, ret);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
@@ -528,7 +535,9 @@ int cmd_record(int argc, char **argv)
 	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
 	    /* Said either way: the library's default is the kernel's (overwrite). */
 	    set_env("SLIMTRACE_OVERWRITE", ro.overwrite ? "1" : "0") ||
-	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)))
+	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)) ||
+	    /* -e is checked from the file; what the library refuses comes back here. */
+	    set_env("SLIMTRACE_EVENTS_CHECK", "0") || record_errors_setup())
 		goto done;
 	if (run(path, prog_argv, &status))
 		goto done;
