@@ -500,7 +500,7 @@ static char *output_path(struct record_opts *ro)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts ro = { 0 };
-	char path[PATH_MAX], *out = NULL, **prog_argv;
+	char path[PATH_MAX], *out = NULL, **prog_argv, missing[1024];
 	int ret, status;
 
 	ret = parse(&ro, argc, argv);
@@ -522,6 +522,12 @@ int cmd_record(int argc, char **argv)
 		cli_fail("%s is not linked with slimtrace (no slim_events section, no slim_event_reserve "
 			 "symbol, no libslimtrace in what it loads), nor is a program named in its "
 			 "arguments: it has no events to record", path);
+		goto done;
+	}
+	if (elf_missing_libraries(path, missing, sizeof(missing))) {
+		cli_fail("%s cannot start: the loader does not find %s.  Install it where the "
+			 "loader looks (ldconfig), link with -Wl,-rpath,DIR, or set "
+			 "LD_LIBRARY_PATH=DIR", path, missing);
 		goto done;
 	}
 	out = output_path(&ro);
