@@ -45,6 +45,28 @@ static void say_unfinished(struct rec *r, int err)
 		r->path);
 }
 
+/* The recording SLIMTRACE_OUTPUT started: its end says if it holds nothing. */
+static int env_recording;
+
+/*
+ * SLIMTRACE_OUTPUT=FILE alone records nothing: events must be enabled
+ * too.  Said at the end, as the program may enable them from its code.
+ * slimtrace record says it in its own summary (SLIMTRACE_EVENTS_CHECK=0).
+ */
+static void say_if_empty(struct rec *r)
+{
+	const char *ev = getenv("SLIMTRACE_EVENTS"), *check = getenv("SLIMTRACE_EVENTS_CHECK");
+
+	if (r->d.pages || (check && !strcmp(check, "0")))
+		return;
+	if (!ev || !*ev)
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: %s holds no event: none was enabled "
+			"(set SLIMTRACE_EVENTS too, e.g. SLIMTRACE_EVENTS='*:*')\n", r->path);
+	else
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: %s holds no event: none of "
+			"SLIMTRACE_EVENTS='%s' fired while recording\n", r->path, ev);
+}
+
 static void rec_free(struct rec *r)
 {
 	if (!r)
@@ -265,6 +287,9 @@ static int stop(enum rec_meta_lock how)
 	ret = rec_finish(r, how);
 	if (ret && ret != -ENODATA)
 		say_unfinished(r, ret);
+	else if (env_recording)
+		say_if_empty(r);
+	env_recording = 0;
 	if (!ret)
 		ret = r->err;
 	rec_signals_remove();
@@ -342,6 +367,7 @@ SLIM_EXPORT int slim_record_env_start(void)
 		ret = start(own, REC_META_TRY, rec_src_set());
 		if (ret)
 			unlink(own);
+		env_recording = !ret;
 		return ret;
 	}
 	path = strdup(v);
@@ -350,6 +376,7 @@ SLIM_EXPORT int slim_record_env_start(void)
 		return -ENOMEM;
 	ret = start(path, REC_META_TRY, rec_src_set());
 	free(path);
+	env_recording = !ret;
 	return ret;
 }
 
