@@ -23,12 +23,13 @@ struct record_opts {
 	int zstd;			/* compress at the end */
 	int pid;			/* -p: attach to this process (the first -p) */
 	int pids[64], nr_pids;		/* every -p */
+	int all;			/* -a: every process of this user, newcomers too */
 	double duration;		/* --duration, seconds (0: until stopped) */
 };
 
 /* Read FILE back, saying what was recorded and lost per buffer; 0 or an exit code. */
 int record_summarize(const char *file, int quiet, const char *events, const char *prog);
-/* record -p: attach to ro->pid, record into OUT (SHOWN in messages); 0 or an exit code. */
+/* record -p / -a: attach to ro->pid (or each), record into OUT (SHOWN in messages); 0 or an exit code. */
 int record_attach(struct record_opts *ro, const char *out, const char *shown);
 
 int cmd_record(int argc, char **argv);
