@@ -111,6 +111,8 @@ static void at_fork_child(void)
 		rec_signals_remove();
 		forked_away = active;
 		active = NULL;
+		/* Nor is the set recorded here: its instance may go (rmdir). */
+		__atomic_store_n(&active_set, NULL, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&api_lock);
 }
