@@ -214,6 +214,89 @@ static void test_all(void)
 	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
 }
 
+/* Built with ASan or TSan, a fork child has no endpoint (src/live/endpoint.c). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHILD_NO_ENDPOINT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CHILD_NO_ENDPOINT 1
+#endif
+#endif
+#ifndef CHILD_NO_ENDPOINT
+#define CHILD_NO_ENDPOINT 0
+#endif
+
+/* The events of one process's part, from record's summary ("FILE.PID: N events"). */
+static long part_events(const char *err, int pid)
+{
+	char what[64];
+	const char *p;
+
+	snprintf(what, sizeof(what), "%s.%d: ", FILE_OUT, pid);
+	p = strstr(err ? err : "", what);
+	return p ? atol(p + strlen(what)) : -1;
+}
+
+/*
+ * A process being recorded forks: the child has a copy of the instance,
+ * not of the recording.  It is found as a newcomer, its copy replaced by
+ * an instance of its own, and recorded too.
+ */
+static void test_fork_late(void)
+{
+	struct target d;
+	struct run r;
+	char line[64];
+	int child = 0;
+	pid_t rec;
+
+	if (!CHECK(target_start(&d, (const char *[]){ "-i", "200", "-L", "800", NULL }, 1) == 0))
+		return;
+	unlink(FILE_OUT);
+	rec = cli_start((const char *[]){ "record", "-a", "-e", "live:*", "--duration", "2.5",
+					 "-o", FILE_OUT, NULL });
+	if (fgets(line, sizeof(line), d.out) && !strncmp(line, "pid ", 4))
+		child = atoi(line + 4);
+	CHECK(child > 0 && child != d.pid);
+	cli_wait(rec, &r);
+	if (!CHECK(lp_exit_code(r.status) == 0))
+		fprintf(stderr, "     %s", r.err);
+	CHECK(said(r.err, "recording process %d (live_target)", d.pid));
+	CHECK(part_events(r.err, d.pid) > 100);
+	if (CHILD_NO_ENDPOINT) {
+		printf("NOTE live_all: built with ASan or TSan, a fork child has no endpoint: "
+		       "its recording is not checked\n");
+	} else if (child > 0) {
+		CHECK(said(r.err, "recording process %d (live_target)", child));
+		CHECK(part_events(r.err, child) > 100);
+		CHECK(no_instances(child));
+	}
+	run_free(&r);
+	CHECK(no_instances(d.pid));
+	if (child > 0)
+		kill(child, SIGKILL);
+	CHECK_EQ_INT(lp_exit_code(target_stop(&d, SIGTERM)), 1000 + SIGTERM);
+}
+
+/* Ctrl-C ends it as --duration does. */
+static void test_interrupt(void)
+{
+	struct target a;
+	struct run r;
+
+	if (!CHECK(target_start(&a, (const char *[]){ "-i", "200", NULL }, 1) == 0))
+		return;
+	unlink(FILE_OUT);
+	run_prog_sig(&r, CLI, (const char *[]){ "record", "-a", "-e", "live:live_tick", "-o",
+						FILE_OUT, NULL }, SIGINT, 800, NULL);
+	CHECK_EQ_INT(lp_exit_code(r.status), 0);
+	CHECK(part_events(r.err, a.pids[0]) > 10);
+	run_free(&r);
+	CHECK(report_count(CLI, "live_tick:", "live_target-") > 10);
+	CHECK(no_instances(a.pids[0]) && no_part(a.pids[0]));
+	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
+}
+
 /* Before any process made the directory: nothing found, exit 1. */
 static void test_none(void)
 {
@@ -260,6 +343,8 @@ int main(void)
 	test_usage();
 	test_none();
 	test_all();
+	test_fork_late();
+	test_interrupt();
 	unlink(FILE_OUT);
 	unlink(LATE);
 	lp_cleanup();

@@ -454,6 +454,13 @@ static int all_attach(struct all *a, int pid, const struct record_opts *ro, cons
 		return 0;
 	}
 	ret = live_mkdir(&t->l, inst);
+	/*
+	 * A fork child of a process recorded here has a copy of our instance
+	 * (its name has our pid), without the recording, which stayed with
+	 * the parent: it goes, and the child gets one of its own.
+	 */
+	if (ret == -EEXIST && !(ret = live_rmdir(&t->l, inst)))
+		ret = live_mkdir(&t->l, inst);
 	if (ret && !proc_gone(pid) && !attach_stop)
 		cli_live_failed(&t->l, inst, ret);
 	t->made = !ret;
