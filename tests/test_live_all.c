@@ -297,6 +297,40 @@ static void test_interrupt(void)
 	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
 }
 
+/* A process that records itself already is said and left out; the others are recorded. */
+static void test_busy(void)
+{
+	struct target a, own;
+	struct run r;
+	int ret;
+
+	if (!CHECK(target_start(&a, (const char *[]){ "-i", "200", NULL }, 1) == 0))
+		return;
+	setenv("SLIMTRACE_OUTPUT", "live-all-own.dat", 1);
+	setenv("SLIMTRACE_EVENTS", "live:live_tick", 1);
+	ret = target_start(&own, (const char *[]){ "-i", "200", NULL }, 1);
+	unsetenv("SLIMTRACE_OUTPUT");
+	unsetenv("SLIMTRACE_EVENTS");
+	if (CHECK(ret == 0)) {
+		unlink(FILE_OUT);
+		run_cli(&r, (const char *[]){ "record", "-a", "-e", "live:live_tick", "--duration",
+					      "1", "-o", FILE_OUT, NULL });
+		if (!CHECK(lp_exit_code(r.status) == 0))
+			fprintf(stderr, "     %s", r.err);
+		CHECK(said(r.err, "process %d (live_target) records into a file of its own",
+			   own.pids[0]));
+		CHECK(part_events(r.err, a.pids[0]) > 100);
+		CHECK(part_events(r.err, own.pids[0]) < 0);
+		run_free(&r);
+		CHECK(no_instances(own.pids[0]) && no_part(own.pids[0]));
+		CHECK_EQ_INT(lp_exit_code(target_stop(&own, SIGTERM)), 1000 + SIGTERM);
+		/* Its own recording went on: its file is there, finished at its exit. */
+		CHECK(access("live-all-own.dat", F_OK) == 0);
+		unlink("live-all-own.dat");
+	}
+	CHECK_EQ_INT(lp_exit_code(target_stop(&a, SIGTERM)), 1000 + SIGTERM);
+}
+
 /* Before any process made the directory: nothing found, exit 1. */
 static void test_none(void)
 {
@@ -345,6 +379,7 @@ int main(void)
 	test_all();
 	test_fork_late();
 	test_interrupt();
+	test_busy();
 	unlink(FILE_OUT);
 	unlink(LATE);
 	lp_cleanup();

@@ -473,8 +473,23 @@ static int all_attach(struct all *a, int pid, const struct record_opts *ro, cons
 		all_drop(t, inst);
 		return 0;
 	}
-	if (!ret)
-		ret = inst_write(&t->l, inst, "record", t->file, 0);
+	if (!ret) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/record", inst);
+		ret = live_write(&t->l, path, t->file, 0);
+		/* A process records one file at a time: -a meets those that do already. */
+		if (ret == -EBUSY) {
+			if (!ro->quiet)
+				fprintf(stderr, "slimtrace: process %d (%s) records into a file of "
+					"its own already (one at a time): not recorded\n", pid,
+					t->comm);
+			all_drop(t, inst);
+			return 0;
+		}
+		if (ret)
+			ret = inst_write(&t->l, inst, "record", t->file, 0);
+	}
 	if (ret) {
 		/* Gone meanwhile, or interrupted: nothing wrong with the settings. */
 		if (!proc_gone(pid) && !attach_stop) {
