@@ -423,8 +423,9 @@ static void all_drop(struct target *t, const char *inst)
  * Record PID as -p does.  A process that exits on the way, or whose
  * endpoint turns out stale, is passed over; one that refuses a setting
  * is said and left out, and the run exits 1 at the end; one with none of
- * the -e events is said and left out, and that is no error.  Returns
- * non-zero only when the run cannot go on.
+ * the -e events, or one that records a file already, is said and left
+ * out, and that is no error.  Returns non-zero only when the run cannot
+ * go on.
  */
 static int all_attach(struct all *a, int pid, const struct record_opts *ro, const char *out,
 		      const char *inst)
