@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <slimtrace/output.h>
+#include "core/fork.h"
 #include "record/rec.h"
 
 #define DEFAULT_VERSION	6	/* Trace Compass reads only version 6 */
@@ -133,14 +134,32 @@ static void at_fork_child(void)
 		rec_signals_remove();
 		forked_away = active;
 		active = NULL;
+		/* Nor is the set recorded here: its instance may go (rmdir). */
+		__atomic_store_n(&active_set, NULL, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&api_lock);
+}
+
+/*
+ * In the library's fork plan, not a pthread_atfork of its own: handlers
+ * registered later run first, so api_lock was taken before the endpoint's
+ * lock, while the endpoint takes api_lock under its own (a client's
+ * write of `record`): a fork at that moment deadlocked.  Added at load,
+ * not at the first start: that may run under the endpoint's lock, and
+ * adding takes the plan's own lock, which fork takes before it.
+ */
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_RECORD, at_fork_prepare, at_fork_parent, at_fork_child, NULL
+};
+
+__attribute__((constructor)) static void record_fork_ctor(void)
+{
+	slim_fork_hook_add(&fork_hook);
 }
 
 static void once_setup(void)
 {
 	atexit(at_exit);
-	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 }
 
 /* Without the metadata yet, at least say now if the file cannot be made. */

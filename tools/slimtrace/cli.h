@@ -23,6 +23,7 @@ struct record_opts {
 	int zstd;			/* compress at the end */
 	int pid;			/* -p: attach to this process (the first -p) */
 	int pids[64], nr_pids;		/* every -p */
+	int all;			/* -a: every process of this user, newcomers too */
 	double duration;		/* --duration, seconds (0: until stopped) */
 };
 
@@ -40,7 +41,7 @@ int record_errors_setup(void);
  * given for -e events was refused, or a -f for all events fitted none.
  */
 int record_errors_report(const struct record_opts *ro, const char *file, int ret);
-/* record -p: attach to ro->pid, record into OUT (SHOWN in messages); 0 or an exit code. */
+/* record -p / -a: attach to ro->pid (or each), record into OUT (SHOWN in messages); 0 or an exit code. */
 int record_attach(struct record_opts *ro, const char *out, const char *shown);
 
 /*

@@ -102,7 +102,7 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:he:f:b:C:Oo:qp:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:he:f:b:C:Oo:qp:a", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cli_usage("record", stdout);
@@ -150,6 +150,9 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			ro->pid = ro->pids[0];
 			ro->nr_pids++;
 			break;
+		case 'a':
+			ro->all = 1;
+			break;
 		case 'D': {
 			char *end;
 
@@ -182,6 +185,18 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 				     "(version 6 has no compression)");
 	if (ro->zstd)
 		ro->version = "7";
+	if (ro->all) {
+		if (ro->nr_pids)
+			return cli_bad_usage("record", "-a records every process: no -p as well");
+		if (optind < argc)
+			return cli_bad_usage("record", "-a records the running programs: "
+					     "no program to run as well");
+		/* Each program writes its file; the merge makes one version 6 file. */
+		if (ro->version)
+			return cli_bad_usage("record", "-a: --file-version and --compression "
+					     "are each program's own (SLIMTRACE_FILE_VERSION)");
+		return 0;
+	}
 	if (ro->pid) {
 		if (optind < argc)
 			return cli_bad_usage("record", "-p PID attaches to a running program: "
@@ -193,7 +208,7 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 		return 0;
 	}
 	if (ro->duration)
-		return cli_bad_usage("record", "--duration goes with -p PID");
+		return cli_bad_usage("record", "--duration goes with -p PID or -a");
 	if (optind >= argc)
 		return cli_bad_usage("record", "no program to run "
 				     "(slimtrace record [OPTIONS] -- PROGRAM [ARGS...])");
@@ -508,7 +523,7 @@ int cmd_record(int argc, char **argv)
 		goto done;
 	prog_argv = argv + optind;
 	ret = EXIT_FAIL;
-	if (ro.pid) {
+	if (ro.pid || ro.all) {
 		out = output_path(&ro);
 		if (out)
 			ret = record_attach(&ro, out, ro.output);

@@ -24,6 +24,8 @@ static const struct command commands[] = {
 	  "                        -- PROGRAM [ARGS...]\n"
 	  "       slimtrace record -p PID [-p PID...] [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q]\n"
 	  "                        [-o FILE] [--duration SECONDS]\n"
+	  "       slimtrace record -a [-e EVENTS] [-f FILTER] [-b KB] [-C CLOCK] [-O] [-q] [-o FILE]\n"
+	  "                        [--duration SECONDS]\n"
 	  "\n"
 	  "Runs PROGRAM (which must link slimtrace) with tracing configured through\n"
 	  "its environment, then reads FILE back and reports what was recorded and lost.\n"
@@ -31,6 +33,8 @@ static const struct command commands[] = {
 	  "there, recorded into FILE until Ctrl-C, --duration or the process's exit, then\n"
 	  "removed; the process's own settings stay as they were.  With several -p,\n"
 	  "each process records its own file and they are merged into FILE at the end.\n"
+	  "With -a, the same for every slimtrace process of this user, and for those\n"
+	  "that start while it runs, until Ctrl-C or --duration.\n"
 	  "\n"
 	  "  -e EVENTS   events to enable, set_event syntax: sys:event, sys:*, *:event,\n"
 	  "              event or system, '!' to disable; may repeat (default: all)\n"
@@ -43,7 +47,8 @@ static const struct command commands[] = {
 	  "  -q          say nothing unless something went wrong\n"
 	  "  -p PID      attach to running process PID (its own SLIMTRACE_FILE_VERSION holds);\n"
 	  "              may repeat (up to 64 processes, one merged version 6 file)\n"
-	  "  --duration S        with -p: stop after S seconds\n"
+	  "  -a          attach to every slimtrace process of this user, newcomers too\n"
+	  "  --duration S        with -p or -a: stop after S seconds\n"
 	  "  --file-version N    trace.dat version 6 (default) or 7\n"
 	  "  --compression ALGO  zstd: compress the data once the program exits (version 7)\n", 0 },
 	{ "report", cmd_report, "print the events of a trace.dat as text",
