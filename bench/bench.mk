@@ -56,7 +56,7 @@ $(BENCH_OUT)/filter_bench: bench/filter_bench.c src/filter/filter.c src/core/fie
 
 .PHONY: bench-build bench-profile bench-baseline
 bench-build: $(RECORD_BENCH) $(RECORD_BENCH_SO) $(CALLSITE_OBJ) $(BENCH_PARTS) \
-	$(BENCH_OUT)/trigger_bench
+	$(BENCH_OUT)/trigger_bench $(LIVE_BENCH) $(LIVE_PROG)
 
 # The previous release's record_bench, built from git beside this tree's
 # so that both are measured in the same run (the record path must not get
@@ -71,17 +71,26 @@ bench-baseline:
 			BENCH_OUT=build/bench build/bench/record_bench >/dev/null; } || \
 		echo "bench: the previous release ($(BENCH_BASELINE)) could not be built"
 
-# Then recording to a file and reading it back (bench/file_bench.mk).
+# Then recording to a file and reading it back (bench/file_bench.mk),
+# then live control (bench/live_bench.mk).
 bench: bench-build bench-baseline
 	@BENCH_BASELINE=$(BENCH_BASELINE) python3 bench/compare.py --bin $(RECORD_BENCH) \
 		--out $(BENCH_OUT) --baseline $(BASELINE_BIN) $(if $(BENCH_QUICK),--quick)
 	@$(MAKE) --no-print-directory bench-file
+	@$(MAKE) --no-print-directory bench-live
+	@$(MAKE) --no-print-directory bench-trigger
+
+.PHONY: bench-trigger
+bench-trigger: $(BENCH_OUT)/trigger_bench
+	@echo "== triggers: an enabled event with and without 'traceoff if a == -1'"
+	@$(BENCH_OUT)/trigger_bench
+	@bench/trigger_ir.sh $(BENCH_OUT)/trigger_bench
 
 bench-profile: $(RECORD_BENCH) $(RECORD_BENCH_SO) bench-baseline
 	@python3 bench/compare.py --bin $(RECORD_BENCH) --out $(BENCH_OUT) \
 		--baseline $(BASELINE_BIN) --profile
 
-# A trigger's cost (docs/benchmarks.md): built with the bench, run by hand.
+# A trigger's cost (docs/benchmarks.md): ns per event, then instructions.
 $(BENCH_OUT)/trigger_bench: bench/trigger_bench.c tests/triggers/triggers_events.c $(STATIC) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -Itests/dialect -o $@ bench/trigger_bench.c \

@@ -2,11 +2,12 @@
 /*
  * What a trigger with a filter that never fires costs an event: the
  * same enabled event with and without "traceoff if a == -1", in ns per
- * event (median of runs).  Built by make bench; run by hand:
- *   build/bench/trigger_bench
+ * event (median of runs), and through bench/trigger_ir.sh in
+ * callgrind instructions.  Run by make bench (make bench-trigger).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <slimtrace/ctl.h>
 #include "sample_events.h"
@@ -45,12 +46,32 @@ static double run(void)
 	return t[RUNS / 2];
 }
 
-int main(void)
+/*
+ * trigger_bench plain|trigger N: one phase of N events, untimed, for
+ * callgrind (bench/trigger_ir.sh: the difference of the two phases'
+ * instructions, over N, is what the trigger adds to an event).
+ */
+static int one_phase(const char *mode, long n)
+{
+	long i;
+
+	if (strcmp(mode, "plain") && strcmp(mode, "trigger"))
+		return 2;
+	if (!strcmp(mode, "trigger"))
+		slim_ctl_write("events/sample/sample_first/trigger", "traceoff if a == -1");
+	for (i = 0; i < n; i++)
+		trace_sample_first((int)i, (int)i);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	double plain, trig;
 
 	slim_ctl_write("trace_options", "overwrite");
 	slim_ctl_write("events/sample/sample_first/enable", "1");
+	if (argc == 3)
+		return one_phase(argv[1], atol(argv[2]));
 	plain = run();
 	slim_ctl_write("events/sample/sample_first/trigger", "traceoff if a == -1");
 	trig = run();

@@ -13,3 +13,4 @@ $(B)/tests/live_target_extra: tests/live_target/target.c tests/live_target/targe
 	$(CC) $(CPPFLAGS) -DLIVE_TARGET_EXTRA -Itests/live_target $(ALL_CFLAGS) -o $@ $< $(STATIC) $(LDLIBS)
 
 $(B)/tests/test_live_record: $(B)/tests/live_target $(B)/tests/live_target_extra $(B)/tools/slimtrace
+$(B)/tests/test_live_all: $(B)/tests/live_target $(B)/tests/live_target_extra $(B)/tools/slimtrace

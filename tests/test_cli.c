@@ -218,7 +218,7 @@ static void test_usage(void)
 
 	run_cli(&r, (const char *[]){ "record", "-b", "12k", "--", "true", NULL });
 	CHECK_EQ_INT(exit_code(&r), 2);
-	CHECK(has(r.err, "not a size"));
+	CHECK(has(r.err, "-b '12k': Invalid value: expected a size in KiB"));
 	run_free(&r);
 
 	run_cli(&r, (const char *[]){ "record", "-e", "demo:*", NULL });
@@ -1046,6 +1046,27 @@ static void test_record_processes(void)
 		run_cli(&r, (const char *[]){ "stat", "cli-procs.dat", NULL });
 		CHECK_EQ_INT(stat_event(r.out, "demo:demo_request\n"), 6);
 		run_free(&r);
+	}
+	/*
+	 * A program whose libslimtrace the loader does not find cannot
+	 * start: record names the library and the ways to let it be found,
+	 * before running anything.
+	 */
+	if (system("mkdir -p cli-lib && echo 'int slim_event_reserve;' > cli-lib/l.c && "
+		   "cc -shared -fPIC -Wl,-soname,libslimtrace.so.1 -o cli-lib/libslimtrace.so.1 "
+		   "cli-lib/l.c && echo 'extern int slim_event_reserve; int main(void) "
+		   "{ return slim_event_reserve; }' > cli-lib/m.c && "
+		   "cc -o cli-needs cli-lib/m.c cli-lib/libslimtrace.so.1 && rm -rf cli-lib") == 0) {
+		run_cli(&r, (const char *[]){ "record", "-o", "cli-procs.dat", "--", "./cli-needs",
+					      NULL });
+		CHECK_EQ_INT(exit_code(&r), 1);
+		if (!CHECK(has(r.err, "the loader does not find libslimtrace.so.1") &&
+			   has(r.err, "LD_LIBRARY_PATH")))
+			fprintf(stderr, "     record said: %s\n", r.err);
+		run_free(&r);
+		unlink("cli-needs");
+	} else {
+		printf("note: no cc: a missing libslimtrace.so not tested\n");
 	}
 	/* A wrapper of nothing that links slimtrace is still refused. */
 	run_cli(&r, (const char *[]){ "record", "-o", "cli-procs.dat", "--", "env", "A=1", "true",

@@ -59,6 +59,10 @@ static int child(const char *which)
 		slim_ctl_write("set_event", "sample_first");
 		trace_sample_first(1, 1);
 		CHECK_EQ_INT(slim_bufset_count(&slim_bufset_top), 1);
+	} else if (strcmp(which, "empty") == 0) {
+		/* Recording, but nothing enabled or nothing fired: the end says so. */
+		CHECK(!enabled(&slim_event_sample_first));
+		trace_sample_first(1, 2);
 	} else if (strcmp(which, "bad") == 0) {
 		t = slim_ctl_read("trace_clock");
 		CHECK(t && strstr(t, "[mono]"));
@@ -123,6 +127,10 @@ int main(void)
 	static const char *const tiny[] = { "SLIMTRACE_BUFFER_KB=3", NULL };
 	static const char *const nodir[] = { "SLIMTRACE_EVENTS=sample_first",
 		"SLIMTRACE_OUTPUT=/nonexistent/x.dat", NULL };
+	static const char *const empty[] = { "env -u SLIMTRACE_EVENTS",
+		"SLIMTRACE_OUTPUT=/tmp/slim_env_empty.dat", NULL };
+	static const char *const unfired[] = { "SLIMTRACE_EVENTS=sample_second",
+		"SLIMTRACE_OUTPUT=/tmp/slim_env_empty.dat", NULL };
 	const char *which = getenv("SLIM_ENV_CHILD");
 
 	if (which)
@@ -138,5 +146,10 @@ int main(void)
 	run_case_says("sizes", tiny, "SLIMTRACE_BUFFER_KB='3': Size out of range");
 	run_case_says("sizes", nodir, "SLIMTRACE_OUTPUT: cannot record to "
 		      "'/nonexistent/x.dat': No such file or directory");
+	run_case_says("empty", empty, "SLIMTRACE_OUTPUT: /tmp/slim_env_empty.dat holds no event: "
+		      "none was enabled (set SLIMTRACE_EVENTS too");
+	run_case_says("empty", unfired, "SLIMTRACE_OUTPUT: /tmp/slim_env_empty.dat holds no event: "
+		      "none of SLIMTRACE_EVENTS='sample_second' fired while recording");
+	unlink("/tmp/slim_env_empty.dat");
 	return check_done("env");
 }

@@ -388,28 +388,6 @@ static int read_buffer_size(struct ctl_target *t, struct slim_seq *s)
 	return slim_seq_printf(s, "%u\n", SLIM_READ_ONCE(t->inst->bufs->pages) * 4);
 }
 
-int slim_parse_buffer_kb(const char *text, unsigned int *pages, const char **why)
-{
-	char *v = stripped(text), *end;
-	unsigned long kb;
-	int ret = 0;
-
-	errno = 0;
-	kb = v ? strtoul(v, &end, 10) : 0;
-	if (!v || !*v || *end || errno == ERANGE || !isdigit((unsigned char)*v)) {
-		*why = errno == ERANGE ? "Size out of range (4 KiB to 4 GiB)" :
-					 "Invalid value: expected a size in KiB";
-		ret = -EINVAL;
-	} else if (kb < SLIM_BUFFER_KB_MIN || kb > SLIM_BUFFER_KB_MAX) {
-		*why = "Size out of range (4 KiB to 4 GiB)";
-		ret = -EINVAL;
-	} else {
-		*pages = (unsigned int)((kb + 3) / 4);
-	}
-	free(v);
-	return ret;
-}
-
 static int write_buffer_size(struct ctl_target *t, const char *text, int append)
 {
 	unsigned int pages = 0;

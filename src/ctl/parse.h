@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Values the control files and the environment share (src/ctl/ctl.c). */
+/* Values the control files, the environment and the CLI share (src/ctl/parse.c). */
 #ifndef SLIM_CTL_PARSE_H
 #define SLIM_CTL_PARSE_H
 

@@ -33,7 +33,11 @@ static const char *num_fmt(const struct slim_dyn_field *f)
 
 	switch (f->kind) {
 	case SLIM_DYN_SINT:
-		return wide ? "%lld" : "%d";
+		/*
+		 * libtraceevent reads a field as unsigned: the length
+		 * modifier makes it print a narrow one with its sign.
+		 */
+		return wide ? "%lld" : f->size == 2 ? "%hd" : f->size == 1 ? "%hhd" : "%d";
 	case SLIM_DYN_HEX:
 		return wide ? "0x%llx" : "0x%x";
 	default:

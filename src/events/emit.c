@@ -8,8 +8,11 @@
  * A callback's record is built in a per-thread scratch page, mapped at
  * the thread's first delivery and unmapped when it exits; mmap(2) is
  * async-signal-safe, so a first delivery inside a signal handler works
- * too.  A signal handler that fires while the scratch is in use makes
- * its delivery lost (counted), as a nested event in a ring is.
+ * too.  The page holds a record for each level of nesting: a callback
+ * that records an event of its own (an eprobe, whose consumers get it)
+ * or a signal handler that fires while a record is being built takes
+ * the next one.  Beyond SCRATCH_LEVELS the delivery is lost (counted),
+ * as a nested event in a ring past its own limit is.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -25,13 +28,14 @@
 #include "events/target.h"
 #include "filter/filter.h"
 
-#define SCRATCH_SIZE	(2 * SLIM_RB_PAGE_SIZE)
+#define SCRATCH_LEVELS	4
+#define SCRATCH_SIZE	((SCRATCH_LEVELS + 1) * SLIM_RB_PAGE_SIZE)
 
 struct scratch {
-	int busy;
+	int depth;		/* records being built, outermost first */
 	int32_t tid;
 	char comm[16];
-	uint64_t rec[SLIM_RB_MAX_PAYLOAD / 8 + 1];
+	uint64_t rec[SCRATCH_LEVELS][SLIM_RB_MAX_PAYLOAD / 8 + 1];
 };
 
 static __thread struct scratch *scratch
@@ -116,21 +120,29 @@ reserve_buffers(struct slim_reserve *r, struct slim_target *t)
 static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_target *t)
 {
 	struct scratch *s = scratch;
+	int level;
 
 	__atomic_fetch_add(&t->hits, 1, __ATOMIC_RELAXED);
 	if (!s)
 		s = scratch_get();
-	if (!s || s->busy || !r->len || r->len > SLIM_RB_MAX_PAYLOAD) {
+	if (!s || s->depth >= SCRATCH_LEVELS || !r->len || r->len > SLIM_RB_MAX_PAYLOAD) {
 		__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	s->busy = 1;
+	/*
+	 * A handler that comes between the load and the store takes this
+	 * level and gives it back before we go on.
+	 */
+	level = s->depth;
+	s->depth = level + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	r->ts = slim_clock_now(SLIM_CLOCK_MONO);
+	/* Reading and converting the clock is most of a trigger's cost. */
+	r->ts = SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_NO_TIME ? 0 :
+		slim_clock_now(SLIM_CLOCK_MONO);
 	r->buffer = NULL;
 	r->rb = s;
-	fill_header((struct slim_trace_entry *)s->rec, r->ev, s->tid);
-	return s->rec;
+	fill_header((struct slim_trace_entry *)s->rec[level], r->ev, s->tid);
+	return s->rec[level];
 }
 
 /* Room in the next target that takes the record, or NULL. */
@@ -205,10 +217,11 @@ static SLIM_COLD void deliver(struct slim_reserve *r, struct slim_target *t, int
 
 	if (pass) {
 		__atomic_fetch_add(&t->passed, 1, __ATOMIC_RELEASE);
-		t->fn(r->ev, r->rec, r->len, slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts), t->data);
+		t->fn(r->ev, r->rec, r->len,
+		      r->ts ? slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts) : 0, t->data);
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->busy = 0;
+	s->depth--;
 }
 
 static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)

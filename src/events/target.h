@@ -32,6 +32,7 @@ enum {
 	SLIM_TARGET_FL_FILTERED		= 1 << 0,	/* has a filter to run */
 	SLIM_TARGET_FL_SOFT_DISABLED	= 1 << 1,	/* attached, but records nothing */
 	SLIM_TARGET_FL_CALLBACK		= 1 << 2,	/* kind SLIM_TARGET_CALLBACK: one test */
+	SLIM_TARGET_FL_NO_TIME		= 1 << 3,	/* a callback that ignores ts_ns (0) */
 };
 
 /* What a consumer callback receives; see <slimtrace/consumer.h>. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <slimtrace/output.h>
+#include "core/fork.h"
 #include "record/rec.h"
 
 #define DEFAULT_VERSION	6	/* Trace Compass reads only version 6 */
@@ -43,6 +44,28 @@ static void say_unfinished(struct rec *r, int err)
 		"the recorded pages are kept in %s.cpu*: `slimtrace recover %s` "
 		"(or slim_record_recover()) rebuilds it\n", r->path, strerror(-err), r->path,
 		r->path);
+}
+
+/* The recording SLIMTRACE_OUTPUT started: its end says if it holds nothing. */
+static int env_recording;
+
+/*
+ * SLIMTRACE_OUTPUT=FILE alone records nothing: events must be enabled
+ * too.  Said at the end, as the program may enable them from its code.
+ * slimtrace record says it in its own summary (SLIMTRACE_EVENTS_CHECK=0).
+ */
+static void say_if_empty(struct rec *r)
+{
+	const char *ev = getenv("SLIMTRACE_EVENTS"), *check = getenv("SLIMTRACE_EVENTS_CHECK");
+
+	if (r->d.pages || (check && !strcmp(check, "0")))
+		return;
+	if (!ev || !*ev)
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: %s holds no event: none was enabled "
+			"(set SLIMTRACE_EVENTS too, e.g. SLIMTRACE_EVENTS='*:*')\n", r->path);
+	else
+		fprintf(stderr, "slimtrace: SLIMTRACE_OUTPUT: %s holds no event: none of "
+			"SLIMTRACE_EVENTS='%s' fired while recording\n", r->path, ev);
 }
 
 static void rec_free(struct rec *r)
@@ -111,14 +134,32 @@ static void at_fork_child(void)
 		rec_signals_remove();
 		forked_away = active;
 		active = NULL;
+		/* Nor is the set recorded here: its instance may go (rmdir). */
+		__atomic_store_n(&active_set, NULL, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&api_lock);
+}
+
+/*
+ * In the library's fork plan, not a pthread_atfork of its own: handlers
+ * registered later run first, so api_lock was taken before the endpoint's
+ * lock, while the endpoint takes api_lock under its own (a client's
+ * write of `record`): a fork at that moment deadlocked.  Added at load,
+ * not at the first start: that may run under the endpoint's lock, and
+ * adding takes the plan's own lock, which fork takes before it.
+ */
+static struct slim_fork_hook fork_hook = {
+	SLIM_FORK_RECORD, at_fork_prepare, at_fork_parent, at_fork_child, NULL
+};
+
+__attribute__((constructor)) static void record_fork_ctor(void)
+{
+	slim_fork_hook_add(&fork_hook);
 }
 
 static void once_setup(void)
 {
 	atexit(at_exit);
-	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 }
 
 /* Without the metadata yet, at least say now if the file cannot be made. */
@@ -265,6 +306,9 @@ static int stop(enum rec_meta_lock how)
 	ret = rec_finish(r, how);
 	if (ret && ret != -ENODATA)
 		say_unfinished(r, ret);
+	else if (env_recording)
+		say_if_empty(r);
+	env_recording = 0;
 	if (!ret)
 		ret = r->err;
 	rec_signals_remove();
@@ -342,6 +386,7 @@ SLIM_EXPORT int slim_record_env_start(void)
 		ret = start(own, REC_META_TRY, rec_src_set());
 		if (ret)
 			unlink(own);
+		env_recording = !ret;
 		return ret;
 	}
 	path = strdup(v);
@@ -350,6 +395,7 @@ SLIM_EXPORT int slim_record_env_start(void)
 		return -ENOMEM;
 	ret = start(path, REC_META_TRY, rec_src_set());
 	free(path);
+	env_recording = !ret;
 	return ret;
 }
 

@@ -249,7 +249,7 @@ static struct trig_set *set_of(struct slim_event_file *f)
 	if (!set)
 		return NULL;
 	set->target.kind = SLIM_TARGET_CALLBACK;
-	set->target.flags = SLIM_TARGET_FL_CALLBACK;
+	set->target.flags = SLIM_TARGET_FL_CALLBACK | SLIM_TARGET_FL_NO_TIME;
 	set->target.fn = run;
 	set->target.data = set;
 	set->file = f;

@@ -14,6 +14,9 @@
  *   -E  stop when standard input reaches its end
  *   -K  at the end, drain what is recorded (slim_record_sync) and die by
  *       SIGKILL: a recording left unfinished
+ *   -L  fork this many milliseconds after starting: the child (which
+ *       prints its "pid N" then) fires with threads of its own, its
+ *       parent's settings, instances included, copied into it
  *
  * Built with -DLIVE_TARGET_EXTRA (live_target_extra) it has one more
  * event, live_extra, and every other event under another id.
@@ -87,10 +90,10 @@ int main(int argc, char **argv)
 	pthread_t th[64];
 	unsigned long long total = 0;
 	double seconds = 0;
-	int threads = 1, do_fork = 0, on_eof = 0, killed = 0, c;
+	int threads = 1, do_fork = 0, on_eof = 0, killed = 0, late_ms = 0, c;
 	long i;
 
-	while ((c = getopt(argc, argv, "t:i:d:FEK")) != -1) {
+	while ((c = getopt(argc, argv, "t:i:d:FEKL:")) != -1) {
 		switch (c) {
 		case 't':
 			threads = atoi(optarg);
@@ -109,6 +112,9 @@ int main(int argc, char **argv)
 			break;
 		case 'K':
 			killed = 1;
+			break;
+		case 'L':
+			late_ms = atoi(optarg);
 			break;
 		default:
 			return 2;
@@ -129,6 +135,24 @@ int main(int argc, char **argv)
 		pthread_create(&th[i], NULL, fire, (void *)i);
 	printf("pid %d\n", (int)getpid());
 	fflush(stdout);
+	if (late_ms > 0) {
+		pid_t pid;
+
+		wait_end(late_ms / 1000.0, 0);
+		seconds = seconds > late_ms / 1000.0 ? seconds - late_ms / 1000.0 : seconds;
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			/* The threads stayed with the parent: the child starts its own. */
+			prctl(PR_SET_PDEATHSIG, SIGTERM);
+			for (i = 0; i < threads; i++)
+				pthread_create(&th[i], NULL, fire, (void *)i);
+			printf("pid %d\n", (int)getpid());
+			fflush(stdout);
+		}
+	}
 	wait_end(seconds, on_eof);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < threads; i++) {

@@ -23,12 +23,25 @@ struct record_opts {
 	int zstd;			/* compress at the end */
 	int pid;			/* -p: attach to this process (the first -p) */
 	int pids[64], nr_pids;		/* every -p */
+	int all;			/* -a: every process of this user, newcomers too */
 	double duration;		/* --duration, seconds (0: until stopped) */
 };
 
 /* Read FILE back, saying what was recorded and lost per buffer; 0 or an exit code. */
 int record_summarize(const char *file, int quiet, const char *events, const char *prog);
-/* record -p: attach to ro->pid, record into OUT (SHOWN in messages); 0 or an exit code. */
+/*
+ * record: a temporary file for the program's library to append what it
+ * refuses to (SLIMTRACE_ERROR_FILE, tools/slimtrace/record_errors.c),
+ * removed at exit; 0 or an exit code.
+ */
+int record_errors_setup(void);
+/*
+ * After the program ran: say the filters it refused, with the reason and
+ * a caret, and remove the file.  RET if not 0, else EXIT_FAIL when a -f
+ * given for -e events was refused, or a -f for all events fitted none.
+ */
+int record_errors_report(const struct record_opts *ro, const char *file, int ret);
+/* record -p / -a: attach to ro->pid (or each), record into OUT (SHOWN in messages); 0 or an exit code. */
 int record_attach(struct record_opts *ro, const char *out, const char *shown);
 
 /*

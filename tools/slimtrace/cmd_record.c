@@ -21,6 +21,7 @@
 #include <fnmatch.h>
 #include <time.h>
 #include "cli.h"
+#include "ctl/parse.h"
 #include "elfcheck.h"
 #include "live.h"
 #include "tdat_write.h"
@@ -101,7 +102,7 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:he:f:b:C:Oo:qp:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:he:f:b:C:Oo:qp:a", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			cli_usage("record", stdout);
@@ -115,11 +116,16 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 			if ((c = add_filter(ro, optarg)))
 				return c;
 			break;
-		case 'b':
-			if (!*optarg || optarg[strspn(optarg, "0123456789")] || atol(optarg) <= 0)
-				return cli_bad_usage("record", "-b '%s': not a size in KiB", optarg);
+		case 'b': {
+			/* What buffer_size_kb refuses, in its words, before the program runs. */
+			unsigned int pages;
+			const char *why;
+
+			if (slim_parse_buffer_kb(optarg, &pages, &why))
+				return cli_bad_usage("record", "-b '%s': %s", optarg, why);
 			ro->buffer_kb = optarg;
 			break;
+		}
 		case 'C':
 			for (i = 0; clocks[i] && strcmp(clocks[i], optarg); i++)
 				;
@@ -143,6 +149,9 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 				return EXIT_USAGE;
 			ro->pid = ro->pids[0];
 			ro->nr_pids++;
+			break;
+		case 'a':
+			ro->all = 1;
 			break;
 		case 'D': {
 			char *end;
@@ -176,6 +185,18 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 				     "(version 6 has no compression)");
 	if (ro->zstd)
 		ro->version = "7";
+	if (ro->all) {
+		if (ro->nr_pids)
+			return cli_bad_usage("record", "-a records every process: no -p as well");
+		if (optind < argc)
+			return cli_bad_usage("record", "-a records the running programs: "
+					     "no program to run as well");
+		/* Each program writes its file; the merge makes one version 6 file. */
+		if (ro->version)
+			return cli_bad_usage("record", "-a: --file-version and --compression "
+					     "are each program's own (SLIMTRACE_FILE_VERSION)");
+		return 0;
+	}
 	if (ro->pid) {
 		if (optind < argc)
 			return cli_bad_usage("record", "-p PID attaches to a running program: "
@@ -187,7 +208,7 @@ static int parse(struct record_opts *ro, int argc, char **argv)
 		return 0;
 	}
 	if (ro->duration)
-		return cli_bad_usage("record", "--duration goes with -p PID");
+		return cli_bad_usage("record", "--duration goes with -p PID or -a");
 	if (optind >= argc)
 		return cli_bad_usage("record", "no program to run "
 				     "(slimtrace record [OPTIONS] -- PROGRAM [ARGS...])");
@@ -457,6 +478,7 @@ static int after(const char *prog, const char *file, const char *shown, int stat
 	    (ret = rewrite(file, shown, ro->zstd)))
 		return ret;
 	ret = record_summarize(shown, quiet, ro->events, n > 1 ? "the processes" : prog);
+	ret = record_errors_report(ro, shown, ret);
 	if (ret)
 		return ret;
 	if (WIFSIGNALED(status))
@@ -493,7 +515,7 @@ static char *output_path(struct record_opts *ro)
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts ro = { 0 };
-	char path[PATH_MAX], *out = NULL, **prog_argv;
+	char path[PATH_MAX], *out = NULL, **prog_argv, missing[1024];
 	int ret, status;
 
 	ret = parse(&ro, argc, argv);
@@ -501,7 +523,7 @@ int cmd_record(int argc, char **argv)
 		goto done;
 	prog_argv = argv + optind;
 	ret = EXIT_FAIL;
-	if (ro.pid) {
+	if (ro.pid || ro.all) {
 		out = output_path(&ro);
 		if (out)
 			ret = record_attach(&ro, out, ro.output);
@@ -517,6 +539,12 @@ int cmd_record(int argc, char **argv)
 			 "arguments: it has no events to record", path);
 		goto done;
 	}
+	if (elf_missing_libraries(path, missing, sizeof(missing))) {
+		cli_fail("%s cannot start: the loader does not find %s.  Install it where the "
+			 "loader looks (ldconfig), link with -Wl,-rpath,DIR, or set "
+			 "LD_LIBRARY_PATH=DIR", path, missing);
+		goto done;
+	}
 	out = output_path(&ro);
 	if (!out)
 		goto done;
@@ -528,7 +556,9 @@ int cmd_record(int argc, char **argv)
 	    (ro.clock && set_env("SLIMTRACE_CLOCK", ro.clock)) ||
 	    /* Said either way: the library's default is the kernel's (overwrite). */
 	    set_env("SLIMTRACE_OVERWRITE", ro.overwrite ? "1" : "0") ||
-	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)))
+	    (ro.version && set_env("SLIMTRACE_FILE_VERSION", ro.version)) ||
+	    /* -e is checked from the file; what the library refuses comes back here. */
+	    set_env("SLIMTRACE_EVENTS_CHECK", "0") || record_errors_setup())
 		goto done;
 	if (run(path, prog_argv, &status))
 		goto done;

@@ -258,12 +258,19 @@ static int check_file(const char *path, char *ld, size_t ldlen)
 	return ret;
 }
 
-/* Ask glibc's loader which objects PATH loads, and check each. */
-static int check_libraries(const char *path, const char *ld)
+/*
+ * Run glibc's loader as "LD --list PATH" (it maps the objects and runs
+ * nothing) and give each line of what it prints to FN; the loader's
+ * exit status, or -1 if it could not be run.  --list stops at the first
+ * object it cannot find; TRACE, as ldd does (LD_TRACE_LOADED_OBJECTS),
+ * lists every one, the missing ones as "NAME => not found".
+ */
+static int ld_list(const char *path, const char *ld, int trace,
+		   void (*fn)(char *line, void *arg), void *arg)
 {
 	const char *base = strrchr(ld, '/');
-	char line[4096], *p, *end;
-	int fds[2], status, found = 0;
+	char line[4096];
+	int fds[2], status;
 	FILE *f;
 	pid_t pid;
 
@@ -284,31 +291,87 @@ static int check_libraries(const char *path, const char *ld)
 			dup2(devnull, 2);
 		close(fds[0]);
 		close(fds[1]);
-		execl(ld, ld, "--list", path, (char *)NULL);
+		if (trace) {
+			setenv("LD_TRACE_LOADED_OBJECTS", "1", 1);
+			execl(ld, ld, path, (char *)NULL);
+		} else {
+			execl(ld, ld, "--list", path, (char *)NULL);
+		}
 		_exit(127);
 	}
 	close(fds[1]);
 	f = fdopen(fds[0], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		/* "\tlibx.so.1 => /usr/lib/libx.so.1 (0x...)" */
-		p = strstr(line, "=> /");
-		p = p ? p + 3 : line + strspn(line, " \t");
-		if (*p != '/')
-			continue;
-		end = strstr(p, " (0x");
-		if (!end)
-			continue;
-		*end = '\0';
-		if (!found && check_file(p, NULL, 0) == 1)
-			found = 1;
-	}
+	while (f && fgets(line, sizeof(line), f))
+		fn(line, arg);
 	if (f)
 		fclose(f);
 	else
 		close(fds[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* "\tlibx.so.1 => /usr/lib/libx.so.1 (0x...)": is that object slimtrace's? */
+static void check_line(char *line, void *arg)
+{
+	int *found = arg;
+	char *p = strstr(line, "=> /"), *end;
+
+	p = p ? p + 3 : line + strspn(line, " \t");
+	if (*p != '/' || !(end = strstr(p, " (0x")))
+		return;
+	*end = '\0';
+	if (!*found && check_file(p, NULL, 0) == 1)
+		*found = 1;
+}
+
+/* Ask glibc's loader which objects PATH loads, and check each. */
+static int check_libraries(const char *path, const char *ld)
+{
+	int found = 0, st = ld_list(path, ld, 0, check_line, &found);
+
+	if (st != 0)
 		return found ? 1 : -1;
 	return found;
+}
+
+struct missing {
+	char *buf;
+	size_t len;
+	int n;
+};
+
+/* "\tlibslimtrace.so.1 => not found" */
+static void missing_line(char *line, void *arg)
+{
+	struct missing *m = arg;
+	char *name = line + strspn(line, " \t"), *end = strstr(name, " => not found");
+	size_t used = strlen(m->buf);
+
+	if (!end)
+		return;
+	snprintf(m->buf + used, m->len - used, "%s%.*s", m->n ? ", " : "", (int)(end - name),
+		 name);
+	m->n++;
+}
+
+int elf_missing_libraries(const char *path, char *buf, size_t len)
+{
+	struct missing m = { buf, len, 0 };
+	char ld[256];
+	struct elf e;
+	void *map;
+
+	buf[0] = '\0';
+	ld[0] = '\0';
+	if (map_elf(path, &e, &map) == 0)
+		interp(&e, ld, sizeof(ld));
+	if (map != MAP_FAILED)
+		munmap(map, e.size);
+	if (ld[0])
+		ld_list(path, ld, 1, missing_line, &m);
+	return m.n;
 }
 
 int elf_links_slimtrace(const char *path)

@@ -7,5 +7,10 @@
  * -1: cannot tell (not an ELF file, e.g. a script; no section headers).
  */
 int elf_links_slimtrace(const char *path);
+/*
+ * The shared objects PATH needs that the loader does not find (it
+ * could not start), joined by ", " in BUF: how many.
+ */
+int elf_missing_libraries(const char *path, char *buf, size_t len);
 
 #endif

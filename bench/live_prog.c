@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+/*
+ * live_prog: the program bench/live_bench.c measures live control on.
+ * It turns nothing on by itself: recording comes from its environment
+ * (SLIMTRACE_OUTPUT at start-up) or from outside (slimtrace record -p).
+ *
+ *   live_prog [-s SECONDS] [-r RATE] [-t THREADS]
+ *   live_prog -x [-m T0_NS]
+ *
+ * Waits for a line on standard input, then its threads (2) fire
+ * bench_2int (int a; long b: bench/record_events.h) for SECONDS (2),
+ * paced together to RATE events per second (0: as fast as they can),
+ * prints "fired=N seconds=S" and exits from main, which finishes the
+ * recording.  End of input before the line: exits at once, firing
+ * nothing (the latency rounds use it idle).
+ *
+ * -x exits at once, for the start-up figure; with -m, first prints
+ * "main_ns=N", the CLOCK_MONOTONIC time at main() less T0_NS (taken by
+ * the parent just before exec).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "record_events.h"
+
+#define MAX_THREADS	8
+/* Events between two clock reads, as bench/file_bench.c. */
+#define BATCH		64
+
+struct worker {
+	pthread_t tid;
+	double rate;		/* events/s for this thread, 0: unpaced */
+	double deadline;	/* CLOCK_MONOTONIC ns */
+	pthread_barrier_t *start;
+	long fired;
+	double t0, t1;
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static __attribute__((noinline)) void fire_batch(long base, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		trace_bench_2int(i, base + i);
+		__asm__ __volatile__("" ::: "memory");
+	}
+}
+
+/* Spin until the events fired so far are due: pacing without sleeping. */
+static double pace(const struct worker *w, double now)
+{
+	double due = w->t0 + w->fired * 1e9 / w->rate;
+
+	while (now < due)
+		now = now_ns();
+	return now;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	double now;
+
+	pthread_barrier_wait(w->start);
+	w->t0 = now = now_ns();
+	while (now < w->deadline) {
+		fire_batch(w->fired, BATCH);
+		w->fired += BATCH;
+		now = now_ns();
+		if (w->rate > 0)
+			now = pace(w, now);
+	}
+	w->t1 = now;
+	return NULL;
+}
+
+static double num(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || v < 0) {
+		fprintf(stderr, "live_prog: %s '%s': not a number\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	double t_main = now_ns(), seconds = 2, rate = 0, t0, t1;
+	struct worker w[MAX_THREADS];
+	pthread_barrier_t start;
+	long nthreads = 2, fired = 0, i;
+	const char *t_exec = NULL;
+	char line[64];
+	int opt, quick = 0, ret;
+
+	while ((opt = getopt(argc, argv, "s:r:t:xm:")) != -1) {
+		switch (opt) {
+		case 's': seconds = num(optarg, "SECONDS"); break;
+		case 'r': rate = num(optarg, "RATE"); break;
+		case 't': nthreads = (long)num(optarg, "THREADS"); break;
+		case 'x': quick = 1; break;
+		case 'm': t_exec = optarg; break;
+		default:
+			fprintf(stderr, "usage: live_prog [-s SECONDS] [-r RATE] [-t THREADS] | "
+				"-x [-m T0_NS]\n");
+			return 2;
+		}
+	}
+	if (quick) {
+		if (t_exec)
+			printf("main_ns=%.0f\n", t_main - num(t_exec, "T0_NS"));
+		return 0;
+	}
+	if (nthreads < 1 || nthreads > MAX_THREADS)
+		return 2;
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
+	if (!fgets(line, sizeof(line), stdin))
+		return 0;
+	pthread_barrier_init(&start, NULL, (unsigned int)nthreads + 1);
+	t0 = now_ns();
+	for (i = 0; i < nthreads; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].start = &start;
+		w[i].deadline = t0 + seconds * 1e9;
+		w[i].rate = rate / nthreads;
+		ret = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
+		if (ret) {
+			fprintf(stderr, "live_prog: pthread_create: %s\n", strerror(ret));
+			return 1;
+		}
+	}
+	pthread_barrier_wait(&start);
+	t0 = t1 = now_ns();
+	for (i = 0; i < nthreads; i++) {
+		pthread_join(w[i].tid, NULL);
+		fired += w[i].fired;
+		if (w[i].t1 > t1)
+			t1 = w[i].t1;
+	}
+	printf("fired=%ld seconds=%.3f\n", fired, (t1 - t0) / 1e9);
+	return 0;
+}
