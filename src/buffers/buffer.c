@@ -678,6 +678,17 @@ out:
 	return ret;
 }
 
+static void stats_add(struct slim_rb_stats *sum, const struct slim_rb_stats *st)
+{
+	sum->entries += st->entries;
+	sum->written += st->written;
+	sum->lost += st->lost;
+	sum->consumed += st->consumed;
+	sum->overwritten += st->overwritten;
+	sum->dropped += st->dropped;
+	sum->pages += st->pages;
+}
+
 void slim_bufset_snap_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 {
 	struct slim_buffer *b;
@@ -694,13 +705,7 @@ void slim_bufset_snap_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 		slim_buffer_unlock(b);
 		if (!have)
 			continue;
-		sum->entries += st.entries;
-		sum->written += st.written;
-		sum->lost += st.lost;
-		sum->consumed += st.consumed;
-		sum->overwritten += st.overwritten;
-		sum->dropped += st.dropped;
-		sum->pages += st.pages;
+		stats_add(sum, &st);
 	}
 }
 
@@ -743,13 +748,7 @@ void slim_bufset_stats(struct slim_bufset *bs, struct slim_rb_stats *sum)
 		slim_buffer_unlock(b);
 		if (!rb)
 			continue;
-		sum->entries += st.entries;
-		sum->written += st.written;
-		sum->lost += st.lost;
-		sum->consumed += st.consumed;
-		sum->overwritten += st.overwritten;
-		sum->dropped += st.dropped;
-		sum->pages += st.pages;
+		stats_add(sum, &st);
 	}
 	sum->lost += nobuf;
 	sum->dropped += nobuf;
