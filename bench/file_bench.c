@@ -33,29 +33,10 @@
 #include <slimtrace/ctl.h>
 #include <slimtrace/record.h>
 
+#include "paced_worker.h"
 #include "record_events.h"
 
 #define MAX_THREADS	8
-/* Events between two clock reads: the read costs ~25 ns, an event ~100. */
-#define BATCH		64
-
-struct worker {
-	pthread_t tid;
-	long limit;		/* events to fire, or 0: until the deadline */
-	double rate;		/* events/s for this thread, or 0: unpaced */
-	double deadline;	/* CLOCK_MONOTONIC ns */
-	pthread_barrier_t *start;
-	long fired;
-	double t0, t1;
-};
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void die(const char *what, int err)
 {
@@ -75,54 +56,6 @@ static void ctl(const char *path, const char *text)
 		free(log);
 		exit(1);
 	}
-}
-
-static __attribute__((noinline)) void fire_batch(long base, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		trace_bench_2int(i, base + i);
-		__asm__ __volatile__("" ::: "memory");
-	}
-}
-
-/* Spin until the events fired so far are due: pacing without sleeping. */
-static double pace(const struct worker *w, double now)
-{
-	double due = w->t0 + w->fired * 1e9 / w->rate;
-
-	while (now < due)
-		now = now_ns();
-	return now;
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	double now;
-	int n;
-
-	pthread_barrier_wait(w->start);
-	w->t0 = now = now_ns();
-	for (;;) {
-		n = BATCH;
-		if (w->limit) {
-			if (w->fired >= w->limit)
-				break;
-			if (w->limit - w->fired < n)
-				n = (int)(w->limit - w->fired);
-		} else if (now >= w->deadline) {
-			break;
-		}
-		fire_batch(w->fired, n);
-		w->fired += n;
-		now = now_ns();
-		if (w->rate > 0)
-			now = pace(w, now);
-	}
-	w->t1 = now;
-	return NULL;
 }
 
 static long parse_num(const char *s, const char *what, long max)
@@ -148,7 +81,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct worker w[MAX_THREADS];
+	struct paced_worker w[MAX_THREADS];
 	pthread_barrier_t start;
 	long seconds = 10, events = 0, rate = 0, nthreads = 2, fired = 0;
 	const char *kb = NULL;
@@ -176,7 +109,7 @@ int main(int argc, char **argv)
 		die(argv[optind], ret);
 
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads + 1);
-	t0 = now_ns();
+	t0 = paced_now_ns();
 	for (i = 0; i < nthreads; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].start = &start;
@@ -184,12 +117,12 @@ int main(int argc, char **argv)
 		w[i].rate = rate ? (double)rate / nthreads : 0;
 		if (events)
 			w[i].limit = events / nthreads + (i < events % nthreads);
-		ret = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
+		ret = pthread_create(&w[i].tid, NULL, paced_worker_main, &w[i]);
 		if (ret)
 			die("pthread_create", ret);
 	}
 	pthread_barrier_wait(&start);
-	t0 = now_ns();
+	t0 = paced_now_ns();
 	t1 = t0;
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(w[i].tid, NULL);
@@ -197,11 +130,11 @@ int main(int argc, char **argv)
 		if (w[i].t1 > t1)
 			t1 = w[i].t1;
 	}
-	t_stop = now_ns();
+	t_stop = paced_now_ns();
 	ret = slim_record_stop();
 	if (ret)
 		die("slim_record_stop", ret);
-	t_stop = now_ns() - t_stop;
+	t_stop = paced_now_ns() - t_stop;
 	printf("file fired=%ld seconds=%.3f stop_seconds=%.3f\n", fired,
 	       (t1 - t0) / 1e9, t_stop / 1e9);
 	return 0;

@@ -10,11 +10,11 @@
 BENCH_OUT ?= build/bench
 FILE_BENCH := $(BENCH_OUT)/file_bench
 
-$(FILE_BENCH): bench/file_bench.c bench/record_events.c bench/record_events.h \
+$(FILE_BENCH): bench/file_bench.c bench/paced_worker.c bench/paced_worker.h bench/record_events.c bench/record_events.h \
 		$(STATIC) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ibench $(ALL_CFLAGS) -o $@ bench/file_bench.c \
-		bench/record_events.c $(STATIC) $(LDLIBS)
+		bench/paced_worker.c bench/record_events.c $(STATIC) $(LDLIBS)
 
 .PHONY: bench-file
 bench-file: $(FILE_BENCH) $(CLI)

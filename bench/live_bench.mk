@@ -20,9 +20,9 @@ $(LIVE_BENCH): bench/live_bench.c tools/slimtrace/live.c tools/slimtrace/live.h 
 	$(CC) $(CPPFLAGS) -Isrc -Itools/slimtrace $(ALL_CFLAGS) -o $@ bench/live_bench.c \
 		tools/slimtrace/live.c src/live/sockdir.c
 
-$(LIVE_PROG): bench/live_prog.c bench/record_events.c bench/record_events.h $(STATIC) $(HDRS)
+$(LIVE_PROG): bench/live_prog.c bench/paced_worker.c bench/paced_worker.h bench/record_events.c bench/record_events.h $(STATIC) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ibench $(ALL_CFLAGS) -o $@ bench/live_prog.c bench/record_events.c \
+	$(CC) $(CPPFLAGS) -Ibench $(ALL_CFLAGS) -o $@ bench/live_prog.c bench/paced_worker.c bench/record_events.c \
 		$(STATIC) $(LDLIBS)
 
 .PHONY: bench-live

@@ -26,66 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "paced_worker.h"
 #include "record_events.h"
 
 #define MAX_THREADS	8
-/* Events between two clock reads, as bench/file_bench.c. */
-#define BATCH		64
-
-struct worker {
-	pthread_t tid;
-	double rate;		/* events/s for this thread, 0: unpaced */
-	double deadline;	/* CLOCK_MONOTONIC ns */
-	pthread_barrier_t *start;
-	long fired;
-	double t0, t1;
-};
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static __attribute__((noinline)) void fire_batch(long base, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		trace_bench_2int(i, base + i);
-		__asm__ __volatile__("" ::: "memory");
-	}
-}
-
-/* Spin until the events fired so far are due: pacing without sleeping. */
-static double pace(const struct worker *w, double now)
-{
-	double due = w->t0 + w->fired * 1e9 / w->rate;
-
-	while (now < due)
-		now = now_ns();
-	return now;
-}
-
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	double now;
-
-	pthread_barrier_wait(w->start);
-	w->t0 = now = now_ns();
-	while (now < w->deadline) {
-		fire_batch(w->fired, BATCH);
-		w->fired += BATCH;
-		now = now_ns();
-		if (w->rate > 0)
-			now = pace(w, now);
-	}
-	w->t1 = now;
-	return NULL;
-}
 
 static double num(const char *s, const char *what)
 {
@@ -103,8 +47,8 @@ static double num(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	double t_main = now_ns(), seconds = 2, rate = 0, t0, t1;
-	struct worker w[MAX_THREADS];
+	double t_main = paced_now_ns(), seconds = 2, rate = 0, t0, t1;
+	struct paced_worker w[MAX_THREADS];
 	pthread_barrier_t start;
 	long nthreads = 2, fired = 0, i;
 	const char *t_exec = NULL;
@@ -136,20 +80,20 @@ int main(int argc, char **argv)
 	if (!fgets(line, sizeof(line), stdin))
 		return 0;
 	pthread_barrier_init(&start, NULL, (unsigned int)nthreads + 1);
-	t0 = now_ns();
+	t0 = paced_now_ns();
 	for (i = 0; i < nthreads; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].start = &start;
 		w[i].deadline = t0 + seconds * 1e9;
 		w[i].rate = rate / nthreads;
-		ret = pthread_create(&w[i].tid, NULL, worker_main, &w[i]);
+		ret = pthread_create(&w[i].tid, NULL, paced_worker_main, &w[i]);
 		if (ret) {
 			fprintf(stderr, "live_prog: pthread_create: %s\n", strerror(ret));
 			return 1;
 		}
 	}
 	pthread_barrier_wait(&start);
-	t0 = t1 = now_ns();
+	t0 = t1 = paced_now_ns();
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(w[i].tid, NULL);
 		fired += w[i].fired;
