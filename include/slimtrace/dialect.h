@@ -221,25 +221,30 @@
 	SLIM_HIDDEN void iter(struct slim_tracepoint *__slim_tp, proto)	\
 	{								\
 		const struct slim_probe *__slim_p;			\
+		unsigned long __slim_tok;				\
 									\
-		slim_rcu_read_lock();					\
+		__slim_tok = slim_rcu_read_lock();			\
 		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
-		for (; __slim_p && __slim_p->func; __slim_p++) {	\
-			if (__slim_p->kind == SLIM_PROBE_DATA)		\
-				((void (*)(proto, void *))__slim_p->func) \
-					(args, __slim_p->data);		\
-			else						\
-				((void (*)(proto))__slim_p->func)(args); \
-		}							\
-		slim_rcu_read_unlock();					\
+		__SLIM_PROBE_LOOP(__slim_p, PARAMS(proto), PARAMS(args)) \
+		slim_rcu_read_unlock(__slim_tok);			\
+	}
+
+/* Calls each probe of the array p, each through its own type. */
+#define __SLIM_PROBE_LOOP(p, proto, args)				\
+	for (; p && p->func; p++) {					\
+		if (p->kind == SLIM_PROBE_DATA)				\
+			((void (*)(proto, void *))p->func)(args, p->data); \
+		else							\
+			((void (*)(proto))p->func)(args);		\
 	}
 
 #define __SLIM_DEFINE_ITER_NOARGS(iter)				\
 	SLIM_HIDDEN void iter(struct slim_tracepoint *__slim_tp)	\
 	{								\
 		const struct slim_probe *__slim_p;			\
+		unsigned long __slim_tok;				\
 									\
-		slim_rcu_read_lock();					\
+		__slim_tok = slim_rcu_read_lock();			\
 		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
 		for (; __slim_p && __slim_p->func; __slim_p++) {	\
 			if (__slim_p->kind == SLIM_PROBE_DATA)		\
@@ -248,7 +253,7 @@
 			else						\
 				__slim_p->func();			\
 		}							\
-		slim_rcu_read_unlock();					\
+		slim_rcu_read_unlock(__slim_tok);			\
 	}
 
 /*

@@ -7,12 +7,18 @@
  * membarrier(2) (or, where the kernel lacks it, readers fall back to a
  * full fence).  Writers are rare (enable, disable, set a filter).
  *
- * Each reader has one word: the low 16 bits count nesting (a signal
- * handler may fire inside a probe), the rest counts completed outermost
- * critical sections.  After publishing a new pointer and forcing a
- * barrier on every thread, the writer waits for each reader that was
- * inside a critical section to change its word; any section entered
- * after the barrier already sees the new pointer.  See docs/rcu.md.
+ * Each reader has one word: bit 0 is set while the thread is inside an
+ * outermost read-side section, bit 1 sends its lock and unlock out of
+ * line (the thread has not joined the registry yet, or membarrier(2) is
+ * missing and it must fence), and the rest counts completed sections.
+ * The lock returns a token for its unlock: the common case is then a
+ * load, a test and a store, and an unlock that is one store.  A section
+ * entered while one is open (a signal handler that fires a tracepoint
+ * inside a probe) is covered by the open one and changes nothing.  After
+ * publishing a new pointer and forcing a barrier on every thread, the
+ * writer waits for each reader that was inside a section to change its
+ * word; any section entered after the barrier already sees the new
+ * pointer.  See docs/rcu.md.
  */
 #ifndef SLIMTRACE_RCU_H
 #define SLIMTRACE_RCU_H
@@ -21,11 +27,14 @@
 
 SLIM_BEGIN_DECLS
 
-#define SLIM_RCU_NEST_MASK	0xffffUL
-#define SLIM_RCU_SEQ_ONE	0x10000UL
+#define SLIM_RCU_INSIDE		1UL	/* an outermost section is open */
+#define SLIM_RCU_SLOW		2UL	/* lock and unlock out of line */
+#define SLIM_RCU_SEQ_ONE	4UL
+/* The token of a section opened inside another one. */
+#define SLIM_RCU_NESTED		SLIM_RCU_INSIDE
 
 struct slim_rcu_reader {
-	unsigned long ctr;
+	unsigned long ctr;	/* starts SLIM_RCU_SLOW */
 	int registered;
 	struct slim_rcu_reader *next;
 };
@@ -46,36 +55,37 @@ SLIM_EXPORT void slim_rcu_synchronize(void);
 SLIM_EXPORT int slim_rcu_in_reader(void);
 /* Frees p with fn after a grace period (later, if called by a reader). */
 SLIM_EXPORT void slim_rcu_free(void *p, void (*fn)(void *));
+/* The uncommon cases of the two below. */
+SLIM_EXPORT unsigned long slim_rcu_read_lock_slow(void);
+SLIM_EXPORT void slim_rcu_read_unlock_slow(unsigned long token);
 
-static inline void slim_rcu_read_lock(void)
+/* Opens a read-side section; its token goes to slim_rcu_read_unlock(). */
+static inline unsigned long slim_rcu_read_lock(void)
 {
 	struct slim_rcu_reader *r = &slim_rcu_reader;
 	unsigned long c = r->ctr;
 
-	if (slim_unlikely(!r->registered))
-		slim_rcu_register_thread();
+	if (slim_unlikely(c & (SLIM_RCU_INSIDE | SLIM_RCU_SLOW)))
+		return slim_rcu_read_lock_slow();
 	/*
 	 * The store must be visible before the protected loads below: the
-	 * writer's membarrier(2) sees to that, or without it a full barrier
-	 * here (an exchange, which sanitizers understand).
+	 * writer's membarrier(2) sees to that (without it, the thread is
+	 * SLIM_RCU_SLOW and fences in slim_rcu_read_lock_slow()).
 	 */
-	if (slim_unlikely(SLIM_READ_ONCE(slim_rcu_reader_fence))) {
-		__atomic_exchange_n(&r->ctr, c + 1, __ATOMIC_SEQ_CST);
-	} else {
-		__atomic_store_n(&r->ctr, c + 1, __ATOMIC_RELAXED);
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	}
+	__atomic_store_n(&r->ctr, c | SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return c;
 }
 
-static inline void slim_rcu_read_unlock(void)
+static inline void slim_rcu_read_unlock(unsigned long token)
 {
-	struct slim_rcu_reader *r = &slim_rcu_reader;
-	unsigned long c = r->ctr - 1;
-
-	if (!(c & SLIM_RCU_NEST_MASK))
-		c += SLIM_RCU_SEQ_ONE;
+	if (slim_unlikely(token & (SLIM_RCU_INSIDE | SLIM_RCU_SLOW))) {
+		slim_rcu_read_unlock_slow(token);
+		return;
+	}
 	/* Release: every protected load is done before the writer sees it. */
-	__atomic_store_n(&r->ctr, c, __ATOMIC_RELEASE);
+	__atomic_store_n(&slim_rcu_reader.ctr, token + SLIM_RCU_SEQ_ONE,
+			 __ATOMIC_RELEASE);
 }
 
 #define slim_rcu_dereference(p)		slim_load_acquire(&(p))

@@ -16,7 +16,7 @@
 #include "core/fork.h"
 
 SLIM_EXPORT __thread struct slim_rcu_reader slim_rcu_reader
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = { .ctr = SLIM_RCU_SLOW };
 SLIM_EXPORT int slim_rcu_reader_fence;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,6 +43,7 @@ static void unregister_reader(void *arg)
 		}
 	}
 	r->registered = 0;
+	r->ctr |= SLIM_RCU_SLOW;
 	pthread_mutex_unlock(&registry_lock);
 }
 
@@ -72,6 +73,8 @@ static void after_fork_child(void)
 	    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0) {
 		have_membarrier = 0;
 		__atomic_store_n(&slim_rcu_reader_fence, 1, __ATOMIC_SEQ_CST);
+		/* The child's only thread: the others' words went with them. */
+		self->ctr |= SLIM_RCU_SLOW;
 	}
 	fork_parent();
 }
@@ -109,6 +112,11 @@ SLIM_EXPORT void slim_rcu_register_thread(void)
 		registry = r;
 		r->registered = 1;
 	}
+	/* Registered now: the inline path, unless this thread must fence. */
+	if (__atomic_load_n(&slim_rcu_reader_fence, __ATOMIC_RELAXED))
+		r->ctr |= SLIM_RCU_SLOW;
+	else
+		r->ctr &= ~SLIM_RCU_SLOW;
 	pthread_mutex_unlock(&registry_lock);
 	/* Leave the registry when the thread exits. */
 	pthread_setspecific(exit_key, r);
@@ -130,7 +138,7 @@ static void wait_for_reader(struct slim_rcu_reader *r)
 	unsigned long snap = __atomic_load_n(&r->ctr, __ATOMIC_ACQUIRE);
 	int spins = 0;
 
-	if (!(snap & SLIM_RCU_NEST_MASK))
+	if (!(snap & SLIM_RCU_INSIDE))
 		return;
 	while (__atomic_load_n(&r->ctr, __ATOMIC_ACQUIRE) == snap) {
 		if (++spins > 100)
@@ -141,7 +149,41 @@ static void wait_for_reader(struct slim_rcu_reader *r)
 /* Is the calling thread inside a read-side section? */
 SLIM_EXPORT int slim_rcu_in_reader(void)
 {
-	return (slim_rcu_reader.ctr & SLIM_RCU_NEST_MASK) != 0;
+	return (slim_rcu_reader.ctr & SLIM_RCU_INSIDE) != 0;
+}
+
+/*
+ * A section inside an open one (a signal handler's) is covered by it;
+ * otherwise join the registry first, or fence where membarrier(2) is
+ * missing.
+ */
+SLIM_EXPORT unsigned long slim_rcu_read_lock_slow(void)
+{
+	struct slim_rcu_reader *r = &slim_rcu_reader;
+	unsigned long c = __atomic_load_n(&r->ctr, __ATOMIC_RELAXED);
+
+	if (c & SLIM_RCU_INSIDE)
+		return SLIM_RCU_NESTED;
+	if (!r->registered) {
+		slim_rcu_register_thread();
+		c = __atomic_load_n(&r->ctr, __ATOMIC_RELAXED);
+	}
+	if (c & SLIM_RCU_SLOW) {
+		/* A full barrier, which sanitizers understand. */
+		__atomic_exchange_n(&r->ctr, c | SLIM_RCU_INSIDE, __ATOMIC_SEQ_CST);
+		return c;
+	}
+	__atomic_store_n(&r->ctr, c | SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return c;
+}
+
+SLIM_EXPORT void slim_rcu_read_unlock_slow(unsigned long token)
+{
+	if (token == SLIM_RCU_NESTED)
+		return;
+	/* The SLOW bit stays in the token: the thread still fences. */
+	__atomic_store_n(&slim_rcu_reader.ctr, token + SLIM_RCU_SEQ_ONE, __ATOMIC_RELEASE);
 }
 
 /*

@@ -542,6 +542,7 @@ static SLIM_COLD int fire_slow(struct slim_dynevent *d, const struct iovec *iov,
 	struct slim_reserve r;
 	size_t total = 0;
 	char *rec;
+	unsigned long tok;
 	int i, ret;
 
 	if (d->def.kind != 'u' || nr < 0)
@@ -555,11 +556,11 @@ static SLIM_COLD int fire_slow(struct slim_dynevent *d, const struct iovec *iov,
 	ret = validate(d, iov, nr, total + 8);
 	if (ret)
 		return ret;
-	slim_rcu_read_lock();
+	tok = slim_rcu_read_lock();
 	for (rec = slim_event_reserve(&r, &d->ev, (unsigned int)total + 8); rec;
 	     rec = slim_event_commit_next(&r))
 		iov_read(iov, nr, 0, rec + 8, total);
-	slim_rcu_read_unlock();
+	slim_rcu_read_unlock(tok);
 	return 0;
 }
 

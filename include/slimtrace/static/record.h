@@ -27,10 +27,11 @@
 #include <stdint.h>
 #include <slimtrace/compiler.h>
 #include <slimtrace/event.h>
+#include <slimtrace/rcu.h>
 
 SLIM_BEGIN_DECLS
 
-#define SLIM_ABI_VERSION	1
+#define SLIM_ABI_VERSION	2
 
 struct slim_rb;
 struct slim_rb_page;
@@ -164,6 +165,7 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 {
 	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
 	const struct slim_abi_targets *ts;
+	struct slim_target *tgt;
 	const struct slim_abi_target *t;
 	const struct slim_abi_bufset *bs;
 	const struct slim_thread *th;
@@ -178,7 +180,8 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	ts = (const struct slim_abi_targets *)slim_load_acquire(&ev->targets);
 	if (slim_unlikely(!ts))
 		return none;
-	t = (const struct slim_abi_target *)ts->fast;
+	tgt = ts->fast;
+	t = (const struct slim_abi_target *)tgt;
 	if (slim_unlikely(!t))
 		return slow;
 	fl = SLIM_READ_ONCE(t->flags);
@@ -204,8 +207,10 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	now = slim_abi_cycles();
 	off = w->off;
 	/* For a filter's commit: which target, and where the record starts. */
-	w->resv_target = ts->fast;
-	w->resv_off = off;
+	if (fl) {
+		w->resv_target = tgt;
+		w->resv_off = off;
+	}
 	esize = SLIM_ABI_EVENT_HDR + ((size + 7) & ~7u);
 	delta = now - w->ts;	/* a clock going back wraps: slow path */
 	if (slim_unlikely(delta > SLIM_ABI_DELTA_MAX || off + esize > w->limit)) {
@@ -275,6 +280,33 @@ slim_record_commit(struct slim_abi_writer *w)
 	SLIM_WRITE_ONCE(w->written, w->written + 1);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
+}
+
+/* The same, and the commit closes the read-side section tok opened. */
+SLIM_EXPORT void slim_record_commit_filtered_unlock(struct slim_abi_writer *w,
+						    unsigned long tok);
+
+/*
+ * slim_record_commit(), then slim_rcu_read_unlock(tok): a filtered
+ * commit leaves by a tail call, so that nothing on the fast path needs
+ * a register kept across a call.
+ */
+static inline __attribute__((__always_inline__)) void
+slim_record_commit_unlock(struct slim_abi_writer *w, unsigned long tok)
+{
+	struct slim_abi_page *page;
+
+	if (slim_unlikely((uintptr_t)w & SLIM_ABI_TARGET_FILTERED)) {
+		slim_record_commit_filtered_unlock((struct slim_abi_writer *)
+			((uintptr_t)w & ~(uintptr_t)SLIM_ABI_TARGET_FILTERED), tok);
+		return;
+	}
+	page = (struct slim_abi_page *)w->page;
+	__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
+	SLIM_WRITE_ONCE(w->written, w->written + 1);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->busy = 0;
+	slim_rcu_read_unlock(tok);
 }
 
 /*
