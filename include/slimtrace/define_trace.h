@@ -68,19 +68,19 @@ __SLIM_ERROR(__SLIM_NOT_FOUND(TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h))
 #define TRACE_HEADER_MULTI_READ
 
 /*
- * The probes' record path (ABI), before any stage macro exists: inlined
- * into each class probe, where the record size is a constant.
+ * The probes' record path (ABI), before any stage macro exists: its fast
+ * part once per file, shared by every class the file defines.
  */
 #include <slimtrace/static/record.h>
 #ifndef __SLIM_RECORD_FAST_DEFINED
 #define __SLIM_RECORD_FAST_DEFINED
-static inline __attribute__((__always_inline__, __unused__)) struct slim_record_room
+static __attribute__((__noinline__, __unused__)) struct slim_record_room
 __slim_record_fast(struct slim_event *ev, unsigned int size)
 {
 	return slim_record_fast(ev, size);
 }
 
-static inline __attribute__((__always_inline__, __unused__)) void
+static __attribute__((__noinline__, __unused__)) void
 __slim_record_commit(struct slim_abi_writer *w)
 {
 	slim_record_commit(w);

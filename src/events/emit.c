@@ -280,13 +280,6 @@ SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *aw)
 	slim_rb_commit(rb);
 }
 
-SLIM_EXPORT void slim_record_commit_filtered_unlock(struct slim_abi_writer *aw,
-						    unsigned long tok)
-{
-	slim_record_commit_filtered(aw);
-	slim_rcu_read_unlock(tok);
-}
-
 /* The targets after the first: the uncommon case, out of the way. */
 static SLIM_COLD __attribute__((noinline)) void *reserve_more(struct slim_reserve *r)
 {

@@ -95,14 +95,6 @@
 			 __get_rel_dynamic_array_len(dst), src, (unsigned long)(len))
 #define TP_fast_assign(...)	__VA_ARGS__
 
-/*
- * The probe, and the class's iterator, which every event of the class
- * calls.  The iterator's common case is the class probe alone in the
- * array (only the registry attaches it, always as a _data probe) and a
- * record the fast path can take: it is recorded right there, with no
- * call and no register saved.  Everything else leaves by a tail call to
- * the generic loop, which also closes the read-side section.
- */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static void __slim_probe_##name(proto, void *__data)		\
 	{								\
@@ -121,48 +113,5 @@
 			tstruct						\
 			{ assign; }					\
 		}							\
-	}								\
-	static __attribute__((__noinline__)) void			\
-	__slim_iter_slow_##name(struct slim_tracepoint *__slim_tp,	\
-				unsigned long __slim_tok, proto)	\
-	{								\
-		const struct slim_probe *__slim_p;			\
-									\
-		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
-		__SLIM_PROBE_LOOP(__slim_p, PARAMS(proto), PARAMS(args)) \
-		slim_rcu_read_unlock(__slim_tok);			\
-	}								\
-	SLIM_HIDDEN void __slim_iter_##name(struct slim_tracepoint *__slim_tp, \
-					    proto)			\
-	{								\
-		const struct slim_probe *__slim_p;			\
-		struct slim_dyn_##name __dyn;				\
-		struct slim_record_room __room;				\
-		struct slim_entry_##name *__entry;			\
-		unsigned long __slim_tok = slim_rcu_read_lock();	\
-									\
-		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
-		if (slim_likely(__slim_p &&				\
-				__slim_p->func ==			\
-				(slim_probe_func)__slim_probe_##name &&	\
-				!__slim_p[1].func)) {			\
-			__room = __slim_record_fast(			\
-				(struct slim_event *)__slim_p->data,	\
-				__slim_dyn_size_##name(&__dyn, args));	\
-			if (slim_likely(__room.rec != NULL)) {		\
-				__entry = (struct slim_entry_##name *)	\
-					  __room.rec;			\
-				tstruct					\
-				{ assign; }				\
-				slim_record_commit_unlock(__room.w,	\
-							  __slim_tok);	\
-				return;					\
-			}						\
-			if (!__room.w) {				\
-				slim_rcu_read_unlock(__slim_tok);	\
-				return;					\
-			}						\
-		}							\
-		__slim_iter_slow_##name(__slim_tp, __slim_tok, args);	\
 	}								\
 	__SLIM_END

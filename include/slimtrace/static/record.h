@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include <slimtrace/compiler.h>
 #include <slimtrace/event.h>
-#include <slimtrace/rcu.h>
 
 SLIM_BEGIN_DECLS
 
@@ -280,33 +279,6 @@ slim_record_commit(struct slim_abi_writer *w)
 	SLIM_WRITE_ONCE(w->written, w->written + 1);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
-}
-
-/* The same, and the commit closes the read-side section tok opened. */
-SLIM_EXPORT void slim_record_commit_filtered_unlock(struct slim_abi_writer *w,
-						    unsigned long tok);
-
-/*
- * slim_record_commit(), then slim_rcu_read_unlock(tok): a filtered
- * commit leaves by a tail call, so that nothing on the fast path needs
- * a register kept across a call.
- */
-static inline __attribute__((__always_inline__)) void
-slim_record_commit_unlock(struct slim_abi_writer *w, unsigned long tok)
-{
-	struct slim_abi_page *page;
-
-	if (slim_unlikely((uintptr_t)w & SLIM_ABI_TARGET_FILTERED)) {
-		slim_record_commit_filtered_unlock((struct slim_abi_writer *)
-			((uintptr_t)w & ~(uintptr_t)SLIM_ABI_TARGET_FILTERED), tok);
-		return;
-	}
-	page = (struct slim_abi_page *)w->page;
-	__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
-	SLIM_WRITE_ONCE(w->written, w->written + 1);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	w->busy = 0;
-	slim_rcu_read_unlock(tok);
 }
 
 /*
