@@ -885,7 +885,7 @@ static int list_system(struct slim_event *ev, void *arg)
 	/* Once per system: print it at its first event. */
 	for (id = 1; id < ev->event.type && !seen.found; id++) {
 		e = slim_event_by_id(id);
-		if (e)
+		if (e && !slim_event_is_internal(e))
 			system_exists(e, &seen);
 	}
 	if (!seen.found)
