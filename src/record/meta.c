@@ -2,7 +2,7 @@
 /*
  * What a file says besides its pages: the header_page and header_event
  * texts, the format of every event loaded (enabled or not), grouped by
- * system, the trace clock's name and the host's uname, in the blocks
+ * system, the library's internal events in the ftrace section, the trace clock's name and the host's uname, in the blocks
  * every trace.dat version holds alike (sink.h).  Rebuilt when events
  * are loaded or unloaded.
  */
@@ -159,8 +159,22 @@ static void put_formats(struct slim_seq *s, struct ev_list *l)
 	}
 }
 
+/*
+ * The library's internal events (ftrace:user_stack) where trace-cmd
+ * keeps the kernel's ftrace entries: a count, then each format sized.
+ */
+static void put_ftrace(struct slim_seq *s, const struct ev_list *ft)
+{
+	size_t i;
+
+	seq_u32(s, (uint32_t)ft->n);
+	for (i = 0; i < ft->n; i++)
+		seq_sized(s, ft->v[i].text, ft->v[i].len);
+}
+
 /* The blocks into s, each one's start in at[].  Event mutex held. */
-static void build(struct slim_seq *s, struct ev_list *l, size_t at[REC_BLOCKS + 1])
+static void build(struct slim_seq *s, struct ev_list *l, const struct ev_list *ft,
+		  size_t at[REC_BLOCKS + 1])
 {
 	at[REC_BLK_HEADERS] = s->len;
 	slim_seq_putmem(s, "header_page", 12);
@@ -168,7 +182,7 @@ static void build(struct slim_seq *s, struct ev_list *l, size_t at[REC_BLOCKS + 
 	slim_seq_putmem(s, "header_event", 13);
 	seq_sized(s, slim_page_header_event, strlen(slim_page_header_event));
 	at[REC_BLK_FTRACE] = s->len;
-	seq_u32(s, 0);		/* no ftrace events */
+	put_ftrace(s, ft);
 	at[REC_BLK_FORMATS] = s->len;
 	put_formats(s, l);
 	at[REC_BLK_KALLSYMS] = s->len;
@@ -193,7 +207,7 @@ static int lock_events(enum rec_meta_lock how)
 
 static int rebuild(struct rec_meta_state *ms)
 {
-	struct ev_list l = { 0 };
+	struct ev_list l = { 0 }, ft = { 0 };
 	size_t at[REC_BLOCKS + 1];
 	struct slim_seq s;
 	int ret, i;
@@ -201,13 +215,19 @@ static int rebuild(struct rec_meta_state *ms)
 	ret = slim_event_for_each(collect_event, &l);
 	if (!ret)
 		ret = slim_event_ghost_for_each(collect_ghost, &l);
+	if (!ret)
+		ret = slim_event_internal_for_each(collect_event, &ft);
+	/* An internal event appearing (the first stacktrace trigger) is a change too. */
+	l.sig = l.sig * 31 + ft.sig;
 	if (ret || (ms->have && l.sig == ms->event_sig)) {
 		ev_list_free(&l);
+		ev_list_free(&ft);
 		return ret;
 	}
 	slim_seq_init_dynamic(&s);
-	build(&s, &l, at);
+	build(&s, &l, &ft, at);
 	ev_list_free(&l);
+	ev_list_free(&ft);
 	if (s.overflow) {
 		slim_seq_free(&s);
 		return -ENOMEM;
