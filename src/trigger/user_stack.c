@@ -15,12 +15,12 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <link.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 #include <slimtrace/output.h>
 #include "buffers/buffer.h"
 #include "core/clock.h"
-#include "core/fork.h"
 #include "core/internal.h"
 #include "core/symbols.h"
 #include "trigger/user_stack.h"
@@ -73,20 +73,8 @@ static const struct slim_event_class us_class = {
 static struct slim_event us_event;
 static int us_ready;
 
-/* The process id, kept so that the record path makes no system call. */
-static uint32_t us_tgid;
-
 /* Where libslimtrace's code lies when it is a shared object of its own. */
 static uintptr_t own_lo, own_hi;
-
-static void us_after_fork_child(void)
-{
-	us_tgid = (uint32_t)getpid();
-}
-
-static struct slim_fork_hook us_fork_hook = {
-	SLIM_FORK_CMDLINES, NULL, NULL, us_after_fork_child, NULL
-};
 
 static int find_own(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -114,31 +102,44 @@ static int find_own(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+static pthread_once_t warm_once = PTHREAD_ONCE_INIT;
+static int warm_ok;
+
+/*
+ * glibc's backtrace() loads the unwinder (libgcc_s) with dlopen and
+ * allocates on its first call only; made before the first stacktrace
+ * trigger is set, its calls on the record path neither allocate nor
+ * take a lock: the unwinder then finds each frame's tables with
+ * _dl_find_object (glibc 2.35, GCC 12 on), which is lock-free.  It reads
+ * only the frames the unwind tables describe, so it needs no frame
+ * pointers (which most programs and libraries are built without) and
+ * cannot follow a register holding something else into unmapped
+ * memory, as a frame-pointer walk can.
+ */
+static void warm(void)
+{
+	void *ips[4];
+
+	warm_ok = backtrace(ips, 4) > 0;
+}
+
+void slim_user_stack_warm(void)
+{
+	pthread_once(&warm_once, warm);
+}
+
 int slim_user_stack_prepare(void)
 {
-	void *warm[4];
 	int ret;
 
 	if (us_ready)
 		return 0;
-	/*
-	 * glibc's backtrace() loads the unwinder (libgcc_s) with dlopen and
-	 * allocates on its first call only; made here, when the trigger is
-	 * set, its calls on the record path neither allocate nor take a
-	 * lock: the unwinder then finds each frame's tables with
-	 * _dl_find_object (glibc 2.35, GCC 12 on), which is lock-free.  It
-	 * reads only the frames the unwind tables describe, so it needs no
-	 * frame pointers (which most programs and libraries are built
-	 * without) and cannot follow a register holding something else into
-	 * unmapped memory, as a frame-pointer walk can.
-	 */
-	if (backtrace(warm, 4) <= 0)
+	slim_user_stack_warm();
+	if (!warm_ok)
 		return -ENOTSUP;
 	ret = slim_registry_add_internal(&us_event, "user_stack", &us_class);
 	if (ret)
 		return ret;
-	us_tgid = (uint32_t)getpid();
-	slim_fork_hook_add(&us_fork_hook);
 	dl_iterate_phdr(find_own, (void *)(uintptr_t)slim_user_stack_prepare);
 	__atomic_store_n(&us_ready, 1, __ATOMIC_RELEASE);
 	return 0;
@@ -204,7 +205,11 @@ __attribute__((noinline)) int slim_user_stack_record(struct slim_bufset *bs)
 	r->ent.flags = 0;
 	r->ent.preempt_count = 0;
 	r->ent.pid = b->tid;
-	r->tgid = us_tgid;
+	/*
+	 * A system call, but no lock and right after a fork too; next to
+	 * the unwinding it costs nothing.
+	 */
+	r->tgid = (uint32_t)getpid();
 	/* Frame 0 is this function; then the trigger's and the record path's. */
 	i = first_caller(ips, n);
 	for (k = 0; k < SLIM_USER_STACK_ENTRIES; k++)

@@ -25,8 +25,15 @@ struct slim_user_stack_entry {
 struct slim_bufset;
 
 /*
+ * Loads and primes the unwinder (once): without slim_event_mutex held,
+ * since it may dlopen libgcc_s, and a dlopen that runs an object's
+ * constructors holds the loader's lock while they take the mutex.
+ */
+void slim_user_stack_warm(void);
+/*
  * When a stacktrace trigger is set, never on the record path: registers
- * the event (once) and makes the unwinder ready.  0 or -errno.
+ * the event (once) and primes the unwinder if that was not done yet.
+ * 0 or -errno.
  */
 int slim_user_stack_prepare(void);
 /* The calling thread's stack, into its buffer of bs; 1 if recorded. */
