@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <slimtrace/output.h>
 #include "core/internal.h"
+#include "core/symbols.h"
 #include "record/rec.h"
 
 
@@ -172,6 +173,31 @@ static void put_ftrace(struct slim_seq *s, const struct ev_list *ft)
 		seq_sized(s, ft->v[i].text, ft->v[i].len);
 }
 
+/*
+ * With internal events there may be user stacks: the functions the
+ * dynamic linker knows go where the kernel's symbols go, so that a
+ * reader (libtraceevent's %ps) names the callers as `trace` does.
+ * Without, nothing: a file of events alone stays as it was.
+ */
+static void put_kallsyms(struct slim_seq *s, const struct ev_list *ft)
+{
+	struct slim_seq k;
+
+	if (!ft->n) {
+		seq_u32(s, 0);
+		return;
+	}
+	slim_seq_init_dynamic(&k);
+	slim_symbols_kallsyms(&k);
+	if (k.overflow || k.len > UINT32_MAX) {
+		seq_u32(s, 0);	/* addresses print as numbers */
+	} else {
+		seq_u32(s, (uint32_t)k.len);
+		slim_seq_putmem(s, k.buf, (unsigned int)k.len);
+	}
+	slim_seq_free(&k);
+}
+
 /* The blocks into s, each one's start in at[].  Event mutex held. */
 static void build(struct slim_seq *s, struct ev_list *l, const struct ev_list *ft,
 		  size_t at[REC_BLOCKS + 1])
@@ -186,7 +212,7 @@ static void build(struct slim_seq *s, struct ev_list *l, const struct ev_list *f
 	at[REC_BLK_FORMATS] = s->len;
 	put_formats(s, l);
 	at[REC_BLK_KALLSYMS] = s->len;
-	seq_u32(s, 0);
+	put_kallsyms(s, ft);
 	at[REC_BLK_PRINTK] = s->len;
 	seq_u32(s, 0);
 	at[REC_BLOCKS] = s->len;
