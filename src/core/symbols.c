@@ -92,25 +92,36 @@ static int ksym_cmp(const void *a, const void *b)
 /*
  * One object's functions, in address order.  A reader takes an address
  * to be in the nearest function below it, as kallsyms has no sizes:
- * where a function ends before the next begins (static functions,
- * which the dynamic linker does not know, lie there), a line naming the
- * object says so, rather than letting the function below claim it.
+ * where the object's code begins before its first function, and where a
+ * function ends before the next begins (static functions, which the
+ * dynamic linker does not know, lie there), a line naming the object
+ * says so, rather than letting the function below claim the address.
+ * Entries without a name are those object marks.
  */
 static void put_object(struct slim_seq *s, struct ksym *v, size_t n, const char *object)
 {
-	const char *gap = object && object[0] ? object : program_invocation_short_name;
+	const char *mark = object && object[0] ? object : program_invocation_short_name;
+	uintptr_t last = 0;
 	size_t i;
 
 	qsort(v, n, sizeof(*v), ksym_cmp);
 	for (i = 0; i < n; i++) {
-		if (i && v[i].start == v[i - 1].start)
-			continue;	/* an alias */
+		int shared = (i && v[i - 1].start == v[i].start) ||
+			     (i + 1 < n && v[i + 1].start == v[i].start);
+
+		if ((!v[i].name && shared) || (i && v[i].start == last))
+			continue;	/* a function there, or an alias */
+		last = v[i].start;
+		if (!v[i].name) {
+			slim_seq_printf(s, "%016lx t [%s]\n", (unsigned long)v[i].start, mark);
+			continue;
+		}
 		slim_seq_printf(s, "%016lx T %s", (unsigned long)v[i].start, v[i].name);
 		if (object && object[0])
 			slim_seq_printf(s, "\t[%s]", object);
 		slim_seq_putc(s, '\n');
 		if (v[i].end > v[i].start && (i + 1 == n || v[i].end < v[i + 1].start))
-			slim_seq_printf(s, "%016lx t [%s]\n", (unsigned long)v[i].end, gap);
+			slim_seq_printf(s, "%016lx t [%s]\n", (unsigned long)v[i].end, mark);
 	}
 }
 
@@ -148,9 +159,16 @@ static int kallsyms_object(struct dl_phdr_info *info, size_t size, void *data)
 		}
 	}
 	n = symtab && strtab ? dynsym_count(hash, gnu) : 0;
-	v = n ? malloc(n * sizeof(*v)) : NULL;
+	v = malloc((n + info->dlpi_phnum) * sizeof(*v));
 	if (!v)
 		return 0;
+	/* Where each code segment begins: the object's mark. */
+	for (k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ph->p_memsz)
+			v[nv++] = (struct ksym){ info->dlpi_addr + ph->p_vaddr, 0, NULL };
+	}
 	for (i = 1; i < n; i++) {
 		const ElfW(Sym) *sym = &symtab[i];
 		int type = ELF64_ST_TYPE(sym->st_info);	/* the same in ELF32 */
