@@ -94,6 +94,8 @@ void slim_registry_remove_event(struct slim_event *ev);
 int slim_registry_add_internal(struct slim_event *ev, const char *name,
 			       const struct slim_event_class *class);
 int slim_event_is_internal(const struct slim_event *ev);
+/* A name a new event may not take: a user's event's or an internal one's. */
+int slim_event_name_taken_locked(const char *system, const char *name);
 /* Every internal event, in id order, until fn returns nonzero. */
 int slim_event_internal_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
 

@@ -508,18 +508,28 @@ SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_e
 	return &e->class->fields;
 }
 
-struct slim_event *slim_event_find_locked(const char *system, const char *name)
+static struct slim_event *find_locked(const char *system, const char *name, int internal)
 {
 	int id;
 
 	for (id = 1; name && id <= max_id; id++) {
 		struct slim_event_entry *e = &entries[id];
 
-		if (e->ev && !e->internal && strcmp(e->name, name) == 0 &&
+		if (e->ev && (internal || !e->internal) && strcmp(e->name, name) == 0 &&
 		    (!system || strcmp(e->class->fields.strings, system) == 0))
 			return e->ev;
 	}
 	return NULL;
+}
+
+struct slim_event *slim_event_find_locked(const char *system, const char *name)
+{
+	return find_locked(system, name, 0);
+}
+
+int slim_event_name_taken_locked(const char *system, const char *name)
+{
+	return find_locked(system, name, 1) != NULL;
 }
 
 SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *name)
