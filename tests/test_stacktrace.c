@@ -289,6 +289,12 @@ static void test_hidden(void)
 	CHECK_EQ_INT(slim_ctl_write("events/ftrace/user_stack/enable", "1"), -ENOENT);
 	CHECK_EQ_INT(slim_ctl_write("events/ftrace/enable", "1"), -ENOENT);
 	CHECK(slim_ctl_read("events/ftrace/user_stack/format") == NULL);
+	/* Its name is taken all the same: no second format under it. */
+	CHECK_EQ_INT(slim_ctl_append("dynamic_events", "u:ftrace/user_stack u32 x"), -EEXIST);
+	CHECK(strstr(rd("error_log"), "Given group/event name is already used by another event")
+	      != NULL);
+	CHECK_EQ_INT(slim_ctl_append("dynamic_events", "u:ftrace/other u32 x"), 0);
+	CHECK_EQ_INT(slim_ctl_write("dynamic_events", ""), 0);
 }
 
 /* ---- tracing off, and an instance -------------------------------------- */
