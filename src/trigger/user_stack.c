@@ -25,8 +25,9 @@
 #include "core/symbols.h"
 #include "trigger/user_stack.h"
 
+/* The kernel's layout: caller at 16 on 64-bit, 12 on 32-bit. */
 _Static_assert(offsetof(struct slim_user_stack_entry, tgid) == 8 &&
-	       offsetof(struct slim_user_stack_entry, caller) == 16,
+	       offsetof(struct slim_user_stack_entry, caller) == 8 + sizeof(long),
 	       "the kernel's user_stack layout");
 
 /* Frames the library's own code may take above the program's. */
