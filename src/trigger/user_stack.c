@@ -151,8 +151,13 @@ const struct slim_event *slim_user_stack_event(void)
 	return __atomic_load_n(&us_ready, __ATOMIC_ACQUIRE) ? &us_event : NULL;
 }
 
-/* The function that calls every callback target (src/events/emit.c). */
-extern const char __start_slim_deliver[], __stop_slim_deliver[];
+/*
+ * The function that calls every callback target (src/events/emit.c).
+ * Hidden: the references bind to the library's own section, never to a
+ * program's symbol of the same name.
+ */
+extern const char __start_slim_deliver[] __attribute__((visibility("hidden")));
+extern const char __stop_slim_deliver[] __attribute__((visibility("hidden")));
 
 static int own(uintptr_t ip)
 {
