@@ -194,7 +194,7 @@ static void test_threads(const char *dir, struct slim_bufset *bs)
 static void test_trigger_forms(void)
 {
 	CHECK_EQ_STR(rd(TRIG), "# Available triggers:\n"
-			       "# traceon traceoff snapshot enable_event disable_event\n");
+			       "# traceon traceoff snapshot stacktrace enable_event disable_event\n");
 	CHECK_EQ_INT(slim_ctl_write(TRIG, "snapshot"), 0);
 	CHECK_EQ_STR(rd(TRIG), "snapshot:unlimited\n");
 	/* Set, the trigger has allocated the spare, as the kernel's does. */
@@ -211,7 +211,7 @@ static void test_trigger_forms(void)
 	CHECK_EQ_INT(slim_ctl_append(TRIG, "snapshot:1:2"), -EINVAL);
 	CHECK_EQ_INT(slim_ctl_append(TRIG, "!snapshot"), 0);
 	CHECK_EQ_STR(rd(TRIG), "# Available triggers:\n"
-			       "# traceon traceoff snapshot enable_event disable_event\n");
+			       "# traceon traceoff snapshot stacktrace enable_event disable_event\n");
 	CHECK_EQ_INT(slim_ctl_write("snapshot", "0"), 0);
 }
 

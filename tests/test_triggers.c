@@ -16,7 +16,7 @@
 #include "sample_events.h"
 
 #define TRIG	"events/sample/sample_first/trigger"
-#define EMPTY	"# Available triggers:\n# traceon traceoff snapshot enable_event disable_event\n"
+#define EMPTY	"# Available triggers:\n# traceon traceoff snapshot stacktrace enable_event disable_event\n"
 
 static void test_forms(void)
 {

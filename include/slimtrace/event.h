@@ -179,7 +179,11 @@ SLIM_EXPORT const struct slim_event_funcs *slim_event_funcs(const struct slim_ev
 #endif
 SLIM_EXPORT const char *slim_event_print_fmt(const struct slim_event *ev);
 SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_event *ev);
-/* Calls fn for every loaded event, in id order, until fn returns nonzero. */
+/*
+ * Calls fn for every loaded event, in id order, until fn returns nonzero.
+ * The library's internal events (ftrace:user_stack) are not among them,
+ * as slim_event_find() does not find them: they cannot be enabled.
+ */
 SLIM_EXPORT int slim_event_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
 
 /* Start or stop recording an event in the top-level instance: 0 or -errno. */

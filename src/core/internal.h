@@ -35,6 +35,7 @@ struct slim_event_entry {
 	char *print_fmt;	/* with TRACE_DEFINE_ENUM values, or NULL */
 	struct slim_event_funcs funcs;	/* the class's, with any override */
 	int was_enabled;	/* records of it may be in the buffers */
+	int internal;		/* the library's own (ftrace:user_stack): hidden */
 	struct slim_event_ghost *ghost;	/* ev == NULL: unloaded, records kept */
 };
 
@@ -79,6 +80,24 @@ void slim_registry_remove(const struct slim_event_desc *ev_start,
 int slim_registry_add_event(struct slim_event *ev, const char *name,
 			    const struct slim_event_class *class);
 void slim_registry_remove_event(struct slim_event *ev);
+
+/*
+ * An event the library writes itself, as the kernel's ftrace internal
+ * events (events/ftrace/user_stack...): it has an id, and its format
+ * goes into trace.dat's ftrace section, so that readers can decode its
+ * records; but no one can enable it, filter it or attach to it.  So
+ * observers are not told of it, and slim_event_for_each(),
+ * slim_event_find() and slim_tracepoint_find() do not see it (nor
+ * available_events, set_event, the enable files or the events/ tree,
+ * which are built on them).  It is never removed.  Held mutex; 0 or -errno.
+ */
+int slim_registry_add_internal(struct slim_event *ev, const char *name,
+			       const struct slim_event_class *class);
+int slim_event_is_internal(const struct slim_event *ev);
+/* A name a new event may not take: a user's event's or an internal one's. */
+int slim_event_name_taken_locked(const char *system, const char *name);
+/* Every internal event, in id order, until fn returns nonzero. */
+int slim_event_internal_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg);
 
 void slim_filter_free_void(void *filter);
 

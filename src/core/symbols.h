@@ -24,6 +24,15 @@ int slim_symbol_at(uintptr_t addr, struct slim_symbol *sym);
 /* A symbol by name, as slim_symbol_at() describes it: 0 or -ENOENT. */
 int slim_symbol_named(const char *name, struct slim_symbol *sym);
 
+struct slim_seq;
+/*
+ * The functions the dynamic linker knows, of every loaded object, as
+ * the kernel's /proc/kallsyms lines ("ADDR T NAME [OBJECT]"), for a
+ * trace.dat's kallsyms section: what slim_symbol_at() finds, a reader
+ * of the file finds.  Allocates; not for the record path.
+ */
+void slim_symbols_kallsyms(struct slim_seq *s);
+
 #pragma GCC visibility pop
 
 #endif

@@ -29,6 +29,7 @@
 #include "session/instance.h"
 #include "text/trace_file.h"
 #include "trigger/trigger.h"
+#include "trigger/user_stack.h"
 
 /* One read of trace_pipe stops after this much text (the kernel stops by pages). */
 #define PIPE_READ_MAX	(1u << 20)
@@ -733,6 +734,13 @@ static int ctl_write(const char *path, const char *text, int append)
 	copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
+	/*
+	 * A stacktrace trigger's unwinder may have to be loaded (dlopen):
+	 * before the mutex, which a dlopen's constructors take under the
+	 * loader's lock.  A mention is enough: it is only made ready.
+	 */
+	if (strstr(text, "stacktrace"))
+		slim_user_stack_warm();
 	pthread_mutex_lock(&slim_event_mutex);
 	f = resolve(copy, &t);
 	if (!f)
@@ -885,7 +893,7 @@ static int list_system(struct slim_event *ev, void *arg)
 	/* Once per system: print it at its first event. */
 	for (id = 1; id < ev->event.type && !seen.found; id++) {
 		e = slim_event_by_id(id);
-		if (e)
+		if (e && !slim_event_is_internal(e))
 			system_exists(e, &seen);
 	}
 	if (!seen.found)

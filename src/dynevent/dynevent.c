@@ -267,7 +267,8 @@ static int define_locked(const char *line, struct slim_dyn_def *def, struct slim
 	struct slim_dynevent *d, **p;
 	int ret;
 
-	if (slim_event_find_locked(def->system, def->name)) {
+	/* ftrace:user_stack too: two formats under one name would confuse readers. */
+	if (slim_event_name_taken_locked(def->system, def->name)) {
 		err->loc = def->kind == 'e' ? "event_probe" : "user_events";
 		err->msg = "Given group/event name is already used by another event";
 		err->pos = (int)(strstr(line, def->name) - line);

@@ -211,7 +211,14 @@ static SLIM_COLD int filter_rejects(struct slim_reserve *r, struct slim_target *
 	return !slim_filter_match(f, r->rec, r->len, &ctx);
 }
 
-static SLIM_COLD void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
+/*
+ * In a section of its own, so that a stack taken in a callback (the
+ * stacktrace trigger, src/trigger/user_stack.c) can tell where the
+ * library's frames end, the library linked into the program included:
+ * the linker's __start_/__stop_slim_deliver bound it.
+ */
+static SLIM_COLD __attribute__((section("slim_deliver")))
+void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
 {
 	struct scratch *s = r->rb;
 

@@ -59,7 +59,7 @@ void slim_event_observer_add(struct slim_event_observer *o)
 	o->next = observers;
 	observers = o;
 	for (id = 1; id <= max_id && o->loaded; id++) {
-		if (entries[id].ev)
+		if (entries[id].ev && !entries[id].internal)
 			o->loaded(entries[id].ev, o->arg);
 	}
 	pthread_mutex_unlock(&slim_event_mutex);
@@ -288,7 +288,9 @@ static int add_entry(struct slim_event_entry *tmpl, const struct slim_event_fns 
 	slim_tracepoint_set_fns(&ev->tp, fns);
 	if (id > max_id)
 		max_id = id;
-	notify(ev, 1);
+	/* No instance, consumer or eprobe may take an internal event. */
+	if (!e->internal)
+		notify(ev, 1);
 	return 0;
 }
 
@@ -312,6 +314,32 @@ int slim_registry_add_event(struct slim_event *ev, const char *name,
 	struct slim_event_entry e = { .ev = ev, .name = name, .class = class };
 
 	return add_entry(&e, NULL);
+}
+
+int slim_registry_add_internal(struct slim_event *ev, const char *name,
+			       const struct slim_event_class *class)
+{
+	struct slim_event_entry e = { .ev = ev, .name = name, .class = class, .internal = 1 };
+
+	return add_entry(&e, NULL);
+}
+
+int slim_event_is_internal(const struct slim_event *ev)
+{
+	const struct slim_event_entry *e = slim_event_entry(ev);
+
+	return e && e->internal;
+}
+
+int slim_event_internal_for_each(int (*fn)(struct slim_event *ev, void *arg), void *arg)
+{
+	int id, ret = 0;
+
+	for (id = 1; id <= max_id && !ret; id++) {
+		if (entries[id].ev && entries[id].internal)
+			ret = fn(entries[id].ev, arg);
+	}
+	return ret;
 }
 
 static void remove_entry(struct slim_event *ev)
@@ -480,18 +508,28 @@ SLIM_EXPORT const struct slim_field_table *slim_event_fields(const struct slim_e
 	return &e->class->fields;
 }
 
-struct slim_event *slim_event_find_locked(const char *system, const char *name)
+static struct slim_event *find_locked(const char *system, const char *name, int internal)
 {
 	int id;
 
 	for (id = 1; name && id <= max_id; id++) {
 		struct slim_event_entry *e = &entries[id];
 
-		if (e->ev && strcmp(e->name, name) == 0 &&
+		if (e->ev && (internal || !e->internal) && strcmp(e->name, name) == 0 &&
 		    (!system || strcmp(e->class->fields.strings, system) == 0))
 			return e->ev;
 	}
 	return NULL;
+}
+
+struct slim_event *slim_event_find_locked(const char *system, const char *name)
+{
+	return find_locked(system, name, 0);
+}
+
+int slim_event_name_taken_locked(const char *system, const char *name)
+{
+	return find_locked(system, name, 1) != NULL;
 }
 
 SLIM_EXPORT struct slim_event *slim_event_find(const char *system, const char *name)
@@ -509,7 +547,7 @@ SLIM_EXPORT int slim_event_for_each(int (*fn)(struct slim_event *ev, void *arg),
 	int id, ret = 0;
 
 	for (id = 1; id <= max_id && !ret; id++) {
-		if (entries[id].ev)
+		if (entries[id].ev && !entries[id].internal)
 			ret = fn(entries[id].ev, arg);
 	}
 	return ret;
@@ -534,7 +572,8 @@ SLIM_EXPORT struct slim_tracepoint *slim_tracepoint_find(const char *name)
 		}
 	}
 	for (id = 1; id <= max_id && !tp; id++) {
-		if (entries[id].ev && strcmp(entries[id].name, name) == 0)
+		if (entries[id].ev && !entries[id].internal &&
+		    strcmp(entries[id].name, name) == 0)
 			tp = &entries[id].ev->tp;
 	}
 	pthread_mutex_unlock(&slim_event_mutex);

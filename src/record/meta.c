@@ -2,7 +2,7 @@
 /*
  * What a file says besides its pages: the header_page and header_event
  * texts, the format of every event loaded (enabled or not), grouped by
- * system, the trace clock's name and the host's uname, in the blocks
+ * system, the library's internal events in the ftrace section, the trace clock's name and the host's uname, in the blocks
  * every trace.dat version holds alike (sink.h).  Rebuilt when events
  * are loaded or unloaded.
  */
@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <slimtrace/output.h>
 #include "core/internal.h"
+#include "core/symbols.h"
 #include "record/rec.h"
 
 
@@ -159,8 +160,47 @@ static void put_formats(struct slim_seq *s, struct ev_list *l)
 	}
 }
 
+/*
+ * The library's internal events (ftrace:user_stack) where trace-cmd
+ * keeps the kernel's ftrace entries: a count, then each format sized.
+ */
+static void put_ftrace(struct slim_seq *s, const struct ev_list *ft)
+{
+	size_t i;
+
+	seq_u32(s, (uint32_t)ft->n);
+	for (i = 0; i < ft->n; i++)
+		seq_sized(s, ft->v[i].text, ft->v[i].len);
+}
+
+/*
+ * With internal events there may be user stacks: the functions the
+ * dynamic linker knows go where the kernel's symbols go, so that a
+ * reader (libtraceevent's %ps) names the callers as `trace` does.
+ * Without, nothing: a file of events alone stays as it was.
+ */
+static void put_kallsyms(struct slim_seq *s, const struct ev_list *ft)
+{
+	struct slim_seq k;
+
+	if (!ft->n) {
+		seq_u32(s, 0);
+		return;
+	}
+	slim_seq_init_dynamic(&k);
+	slim_symbols_kallsyms(&k);
+	if (k.overflow || k.len > UINT32_MAX) {
+		seq_u32(s, 0);	/* addresses print as numbers */
+	} else {
+		seq_u32(s, (uint32_t)k.len);
+		slim_seq_putmem(s, k.buf, (unsigned int)k.len);
+	}
+	slim_seq_free(&k);
+}
+
 /* The blocks into s, each one's start in at[].  Event mutex held. */
-static void build(struct slim_seq *s, struct ev_list *l, size_t at[REC_BLOCKS + 1])
+static void build(struct slim_seq *s, struct ev_list *l, const struct ev_list *ft,
+		  size_t at[REC_BLOCKS + 1])
 {
 	at[REC_BLK_HEADERS] = s->len;
 	slim_seq_putmem(s, "header_page", 12);
@@ -168,11 +208,11 @@ static void build(struct slim_seq *s, struct ev_list *l, size_t at[REC_BLOCKS + 
 	slim_seq_putmem(s, "header_event", 13);
 	seq_sized(s, slim_page_header_event, strlen(slim_page_header_event));
 	at[REC_BLK_FTRACE] = s->len;
-	seq_u32(s, 0);		/* no ftrace events */
+	put_ftrace(s, ft);
 	at[REC_BLK_FORMATS] = s->len;
 	put_formats(s, l);
 	at[REC_BLK_KALLSYMS] = s->len;
-	seq_u32(s, 0);
+	put_kallsyms(s, ft);
 	at[REC_BLK_PRINTK] = s->len;
 	seq_u32(s, 0);
 	at[REC_BLOCKS] = s->len;
@@ -193,7 +233,7 @@ static int lock_events(enum rec_meta_lock how)
 
 static int rebuild(struct rec_meta_state *ms)
 {
-	struct ev_list l = { 0 };
+	struct ev_list l = { 0 }, ft = { 0 };
 	size_t at[REC_BLOCKS + 1];
 	struct slim_seq s;
 	int ret, i;
@@ -201,13 +241,19 @@ static int rebuild(struct rec_meta_state *ms)
 	ret = slim_event_for_each(collect_event, &l);
 	if (!ret)
 		ret = slim_event_ghost_for_each(collect_ghost, &l);
+	if (!ret)
+		ret = slim_event_internal_for_each(collect_event, &ft);
+	/* An internal event appearing (the first stacktrace trigger) is a change too. */
+	l.sig = l.sig * 31 + ft.sig;
 	if (ret || (ms->have && l.sig == ms->event_sig)) {
 		ev_list_free(&l);
+		ev_list_free(&ft);
 		return ret;
 	}
 	slim_seq_init_dynamic(&s);
-	build(&s, &l, at);
+	build(&s, &l, &ft, at);
 	ev_list_free(&l);
+	ev_list_free(&ft);
 	if (s.overflow) {
 		slim_seq_free(&s);
 		return -ENOMEM;

@@ -26,9 +26,9 @@
  */
 enum rec_block {
 	REC_BLK_HEADERS,	/* "header_page\0", size, text, "header_event\0", size, text */
-	REC_BLK_FTRACE,		/* u32 count of ftrace formats (0) */
+	REC_BLK_FTRACE,		/* u32 count of ftrace formats, then each sized (internal events) */
 	REC_BLK_FORMATS,	/* u32 systems; name, u32 events, sized formats */
-	REC_BLK_KALLSYMS,	/* u32 size (0) */
+	REC_BLK_KALLSYMS,	/* u32 size, the text (0 but with internal events) */
 	REC_BLK_PRINTK,		/* u32 size (0) */
 	REC_BLOCKS
 };

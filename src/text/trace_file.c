@@ -147,7 +147,9 @@ int slim_trace_print_record(struct slim_instance *inst, struct slim_seq *s, int 
 	if (!ev)
 		return print_unloaded(inst, s, rec, len);
 	slim_seq_init(&p, scratch, sizeof(scratch));
-	if (!(inst->trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)))
+	/* The kernel's ftrace entries (a user stack) print no name. */
+	if (!(inst->trace_options & (SLIM_TRACE_OPT_HEX | SLIM_TRACE_OPT_BIN)) &&
+	    !slim_event_is_internal(ev))
 		slim_seq_printf(s, "%s: ", slim_event_name(ev));
 	pick_printer(inst->trace_options, slim_event_funcs(ev))(s, &p, ev, rec, len);
 	return slim_seq_putc(s, '\n');

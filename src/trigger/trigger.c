@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Event triggers, the kernel's events/<sys>/<ev>/trigger: traceon,
- * traceoff, snapshot, enable_event and disable_event, each with an optional count
- * and an optional "if FILTER".
+ * traceoff, snapshot, stacktrace, enable_event and disable_event, each
+ * with an optional count and an optional "if FILTER".
  *
  * An event file's triggers hang on a callback target of the event (a
  * consumer, to the record path), so they see the filled record, run
@@ -23,16 +23,19 @@
 #include "buffers/buffer.h"
 #include "filter/filter.h"
 #include "trigger/trigger.h"
+#include "trigger/user_stack.h"
 
 #define FILTER_LOC	"event filter parse error"
 #define TRIGGER_LOC	"event trigger"
 #define UNLIMITED	(-1L)
 
-enum trig_cmd { TRIG_TRACEON, TRIG_TRACEOFF, TRIG_SNAPSHOT, TRIG_ENABLE, TRIG_DISABLE };
+enum trig_cmd {
+	TRIG_TRACEON, TRIG_TRACEOFF, TRIG_SNAPSHOT, TRIG_STACKTRACE, TRIG_ENABLE, TRIG_DISABLE
+};
 
 static const char *const cmd_names[] = {
 	[TRIG_TRACEON] = "traceon", [TRIG_TRACEOFF] = "traceoff",
-	[TRIG_SNAPSHOT] = "snapshot",
+	[TRIG_SNAPSHOT] = "snapshot", [TRIG_STACKTRACE] = "stacktrace",
 	[TRIG_ENABLE] = "enable_event", [TRIG_DISABLE] = "disable_event",
 };
 
@@ -40,7 +43,7 @@ struct trig {
 	enum trig_cmd cmd;
 	long count;			/* UNLIMITED, or what is left (atomic) */
 	struct slim_filter *filter;
-	struct slim_bufset *bufs;	/* traceon/traceoff: the instance's */
+	struct slim_bufset *bufs;	/* the instance's: tracing_on, snapshot, stack */
 	struct slim_event_file *file;	/* enable/disable_event: the one it flips */
 };
 
@@ -100,6 +103,13 @@ static int act(struct trig *t)
 	case TRIG_SNAPSHOT:
 		/* Refused only in a thread that reads the buffers: not counted. */
 		return slim_bufset_snapshot(t->bufs) == 0;
+	case TRIG_STACKTRACE:
+		/*
+		 * Counted whether or not it could be recorded (tracing off,
+		 * no room), as the kernel counts every firing.
+		 */
+		slim_user_stack_record(t->bufs);
+		return 1;
 	case TRIG_ENABLE:
 		return __atomic_fetch_and(&t->file->target.flags,
 					  ~SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE) &
@@ -427,7 +437,7 @@ static int same_kind(const struct trig *t, const struct parsed *p, struct slim_e
 
 	if (onoff)
 		return t->cmd == TRIG_TRACEON || t->cmd == TRIG_TRACEOFF;
-	if (p->cmd == TRIG_SNAPSHOT)
+	if (p->cmd == TRIG_SNAPSHOT || p->cmd == TRIG_STACKTRACE)
 		return t->cmd == p->cmd;
 	return (t->cmd == TRIG_ENABLE || t->cmd == TRIG_DISABLE) && t->file == tf;
 }
@@ -511,6 +521,9 @@ static int add_one(struct slim_event_file *f, const struct parsed *p,
 	*t = (struct trig){ p->cmd, p->count, flt, f->inst->bufs, tf };
 	/* As the kernel: the spare is allocated now, so that firing never allocates. */
 	if (p->cmd == TRIG_SNAPSHOT && (ret = slim_bufset_snap_alloc(f->inst->bufs)))
+		goto fail;
+	/* The event and the unwinder, made ready now so that firing does neither. */
+	if (p->cmd == TRIG_STACKTRACE && (ret = slim_user_stack_prepare()))
 		goto fail;
 	if (tf && (ret = soft_get(tf)))
 		goto fail;
@@ -627,7 +640,8 @@ int slim_trigger_print(struct slim_instance *inst, struct slim_event *ev,
 
 	if (!set || !set->list || !set->list->nr)
 		return slim_seq_puts(s, "# Available triggers:\n"
-				     "# traceon traceoff snapshot enable_event disable_event\n");
+				     "# traceon traceoff snapshot stacktrace enable_event "
+				     "disable_event\n");
 	for (i = 0; i < set->list->nr; i++)
 		print_one(set->list->t[i], s);
 	return 0;
