@@ -347,7 +347,8 @@ static void serve_all(struct pollfd *pfd, long long now)
  * The delay, on a futex: the new thread often runs first on its
  * creator's CPU, so what it does before it blocks counts in the
  * program's start, and a futex wait is the least (a timed poll() on a
- * pipe made by the constructor cost ~10 µs more, the pipe included).
+ * pipe made by the constructor cost ~5 µs more, the pipe included, in
+ * a microbenchmark).
  * 1 if stop() ended it.
  */
 static int wait_delay(void)
