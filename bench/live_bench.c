@@ -18,14 +18,19 @@
  *    Then one run of each way at each of LIVE_BENCH_STEPS (paced rates,
  *    "6000000 8000000"): the highest each kept with nothing lost.
  * 3. Start-up: fork + exec of `live_prog -x` (a program with events that
- *    exits at once), with SLIMTRACE_CONTROL=0 and with the default,
- *    alternating, LIVE_BENCH_STARTS rounds of each: exec to main() and
- *    fork to reaped, medians, and the difference.
+ *    exits at once) three ways, one after the other in each of
+ *    LIVE_BENCH_STARTS rounds: SLIMTRACE_CONTROL=0, the same with one
+ *    idle thread of the program's own (LIVE_PROG_FLOOR=1: the floor),
+ *    the default.  Exec to main() and fork to reaped: medians, the
+ *    differences within a round (median and 95 % interval), and
+ *    within_noise PASS/MISS: PASS when the endpoint is not measurably
+ *    dearer than the bare thread.
  *
  * Every line goes to standard output and to OUTDIR/live_results.txt.
- * Nothing judges a time except the PASS/MISS of 2; the exit status is
- * non-zero only when something could not be measured.  BENCH_QUICK=1
- * makes every part shorter.
+ * Nothing judges a time except the PASS/MISS of 2 and 3; the exit status
+ * is non-zero only when something could not be measured.  BENCH_QUICK=1
+ * makes every part shorter; LIVE_BENCH_PARTS (latency record steps
+ * startup: all by default) runs only the parts named.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -456,8 +461,14 @@ static void steps(void)
 
 /* ---- 3. start-up ---------------------------------------------------------------- */
 
+/*
+ * The three ways live_prog -x is started: no endpoint, no endpoint but
+ * one idle thread of its own (the floor), the default.
+ */
+enum { START_OFF, START_FLOOR, START_DEFAULT, NR_START };
+
 /* One fork + exec of live_prog -x: exec to main and fork to reaped, in µs. */
-static void start_once(int control, double *to_main, double *to_exit)
+static void start_once(int how, double *to_main, double *to_exit)
 {
 	int out[2], status;
 	char line[64];
@@ -475,10 +486,12 @@ static void start_once(int control, double *to_main, double *to_exit)
 
 		dup2(out[1], 1);
 		close(out[0]);
-		if (control)
+		if (how == START_DEFAULT)
 			unsetenv("SLIMTRACE_CONTROL");
 		else
 			setenv("SLIMTRACE_CONTROL", "0", 1);
+		/* Set in every way, so that the environments are the same size. */
+		setenv("LIVE_PROG_FLOOR", how == START_FLOOR ? "1" : "0", 1);
 		snprintf(t, sizeof(t), "%.0f", now_ns());
 		execl(prog, prog, "-x", "-m", t, (char *)NULL);
 		_exit(127);
@@ -495,37 +508,137 @@ static void start_once(int control, double *to_main, double *to_exit)
 	*to_main /= 1e3;
 }
 
+/* Interquartile range (sorts v). */
+static double iqr(double *v, int n)
+{
+	return pct(v, n, 0.75) - pct(v, n, 0.25);
+}
+
+/* A fixed-seed generator: the same rounds give the same interval. */
+static unsigned int rnd(unsigned long long *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned int)(*s >> 33);
+}
+
+#define BOOT	1000
+
+/*
+ * The median of d (n values) and a 95 % interval for it, by resampling
+ * the rounds with replacement (sorts d).
+ */
+static double median_interval(double *d, int n, double *lo, double *hi)
+{
+	double *m = calloc(BOOT, sizeof(double)), *r = calloc(n, sizeof(double));
+	unsigned long long seed = 42;
+	int i, j;
+
+	if (!m || !r)
+		die("out of memory");
+	for (i = 0; i < BOOT; i++) {
+		for (j = 0; j < n; j++)
+			r[j] = d[rnd(&seed) % n];
+		m[i] = median(r, n);
+	}
+	*lo = pct(m, BOOT, 0.025);
+	*hi = pct(m, BOOT, 0.975);
+	free(m);
+	free(r);
+	return median(d, n);
+}
+
+/*
+ * One figure (exec to main or fork to reaped) of the three ways.  A
+ * round starts each way once, one after the other, so a difference is
+ * taken within a round (what the machine's other jobs did then is
+ * mostly the same for the three) and the median of a difference over
+ * the rounds is the figure, with its interval: the endpoint against no
+ * endpoint, the bare thread against none, the endpoint against the
+ * bare thread.  The IQR of one round without an endpoint is the noise
+ * a single start sees.  Within noise (PASS) when the endpoint is not
+ * measurably dearer than the bare thread: that interval reaches 0.
+ */
+static void startup_line(const char *what, double **v, int rounds)
+{
+	double *d[3], med[3], lo[3], hi[3], c[NR_START], noise;
+	static const int pairs[3][2] = {
+		{ START_DEFAULT, START_OFF }, { START_FLOOR, START_OFF },
+		{ START_DEFAULT, START_FLOOR },
+	};
+	double *copy = malloc(rounds * sizeof(double));
+	int i, k;
+
+	if (!copy)
+		die("out of memory");
+	for (k = 0; k < 3; k++) {
+		d[k] = malloc(rounds * sizeof(double));
+		if (!d[k])
+			die("out of memory");
+		for (i = 0; i < rounds; i++)
+			d[k][i] = v[pairs[k][0]][i] - v[pairs[k][1]][i];
+		med[k] = median_interval(d[k], rounds, &lo[k], &hi[k]);
+	}
+	for (k = 0; k < NR_START; k++) {
+		memcpy(copy, v[k], rounds * sizeof(double));
+		c[k] = median(copy, rounds);
+	}
+	memcpy(copy, v[START_OFF], rounds * sizeof(double));
+	noise = iqr(copy, rounds);
+	result("live startup %s rounds=%d control0_us=%.1f floor_us=%.1f default_us=%.1f "
+	       "diff_us=%.1f diff_ci95=%.1f..%.1f floor_diff_us=%.1f floor_diff_ci95=%.1f..%.1f "
+	       "over_floor_us=%.1f over_floor_ci95=%.1f..%.1f control0_iqr_us=%.1f "
+	       "over_floor_of_iqr=%.3f within_noise=%s\n", what, rounds, c[START_OFF],
+	       c[START_FLOOR], c[START_DEFAULT], med[0], lo[0], hi[0], med[1], lo[1], hi[1],
+	       med[2], lo[2], hi[2], noise, noise > 0 ? med[2] / noise : 0,
+	       lo[2] <= 0 ? "PASS" : "MISS");
+	for (k = 0; k < 3; k++)
+		free(d[k]);
+	free(copy);
+}
+
 static void startup(void)
 {
 	int rounds = (int)env_num("LIVE_BENCH_STARTS", 200, 50), i, k;
-	double *m[2], *e[2], mm[2], me[2];
+	double *m[NR_START], *e[NR_START], mm[NR_START], me[NR_START], x, y;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < NR_START; k++) {
 		m[k] = calloc(rounds, sizeof(double));
 		e[k] = calloc(rounds, sizeof(double));
 		if (!m[k] || !e[k])
 			die("out of memory");
 	}
 	for (i = 0; i < 10; i++)
-		start_once(i % 2, &mm[0], &me[0]);	/* warm the page cache */
+		start_once(i % NR_START, &x, &y);	/* warm the page cache */
+	/* Each round starts the three ways, in an order that turns. */
 	for (i = 0; i < rounds; i++)
-		for (k = 0; k < 2; k++) {
-			int control = (i + k) % 2;
+		for (k = 0; k < NR_START; k++) {
+			int how = (i + k) % NR_START;
 
-			start_once(control, &m[control][i], &e[control][i]);
+			start_once(how, &m[how][i], &e[how][i]);
 		}
-	for (k = 0; k < 2; k++) {
+	startup_line("exec_to_main", m, rounds);
+	startup_line("fork_to_exit", e, rounds);
+	for (k = 0; k < NR_START; k++) {
 		mm[k] = median(m[k], rounds);
 		me[k] = median(e[k], rounds);
 	}
 	result("live startup rounds=%d control0_exec_to_main_us=%.1f default_exec_to_main_us=%.1f "
 	       "diff_exec_to_main_us=%.1f control0_fork_to_exit_us=%.1f "
-	       "default_fork_to_exit_us=%.1f diff_fork_to_exit_us=%.1f\n", rounds, mm[0], mm[1],
-	       mm[1] - mm[0], me[0], me[1], me[1] - me[0]);
-	for (k = 0; k < 2; k++) {
+	       "default_fork_to_exit_us=%.1f diff_fork_to_exit_us=%.1f\n", rounds,
+	       mm[START_OFF], mm[START_DEFAULT], mm[START_DEFAULT] - mm[START_OFF],
+	       me[START_OFF], me[START_DEFAULT], me[START_DEFAULT] - me[START_OFF]);
+	for (k = 0; k < NR_START; k++) {
 		free(m[k]);
 		free(e[k]);
 	}
+}
+
+/* LIVE_BENCH_PARTS: the parts to run, by name (all when unset). */
+static int part(const char *name)
+{
+	const char *v = getenv("LIVE_BENCH_PARTS");
+
+	return !v || !*v || strstr(v, name);
 }
 
 int main(int argc, char **argv)
@@ -554,10 +667,14 @@ int main(int argc, char **argv)
 	}
 	setenv("SLIMTRACE_CONTROL_DIR", ctl_dir, 1);
 	signal(SIGPIPE, SIG_IGN);
-	latency();
-	recording();
-	steps();
-	startup();
+	if (part("latency"))
+		latency();
+	if (part("record"))
+		recording();
+	if (part("steps"))
+		steps();
+	if (part("startup"))
+		startup();
 	result("live seconds=%.1f\n", (now_ns() - t0) / 1e9);
 	cleanup();
 	fclose(results);

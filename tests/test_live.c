@@ -495,6 +495,22 @@ static void test_control_off(void)
 	target_stop(&t, SIGTERM);
 }
 
+/*
+ * The socket comes 0.1 s after the start: a client started at once
+ * waits for it (live_open waits on a process younger than 0.5 s).
+ */
+static void test_young(void)
+{
+	struct target t;
+	struct run r;
+
+	if (!CHECK(target_start_ex(&t, TARGET, NULL, 1, NULL, 0, NULL) == 0))
+		return;
+	CHECK(cli_ok(&r, (const char *[]){ "ctl", spid(t.pids[0]), "read", "set_event", NULL }));
+	run_free(&r);
+	target_stop(&t, SIGTERM);
+}
+
 /* ---- clients that misbehave -------------------------------------------------------- */
 
 /* A request answered at once while another client stalls. */
@@ -852,6 +868,7 @@ int main(void)
 	test_stale_reused_pid();
 	test_fork();
 	test_control_off();
+	test_young();
 	test_malformed();
 	test_mutations();
 	test_slow_clients();

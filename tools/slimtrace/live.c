@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include "live.h"
 #include "live/proto.h"
@@ -70,6 +71,58 @@ static int proc_uid(int pid, unsigned int *uid)
 		return -errno;
 	*uid = st.st_uid;
 	return 0;
+}
+
+/*
+ * The endpoint makes its socket 0.1 s after the process starts or forks
+ * (DELAY_MS in src/live/endpoint.c): a process younger than YOUNG_MS
+ * that has none yet is waited for, so that a client started with the
+ * program (`prog & slimtrace ctl $!`) finds it.  The margin covers a
+ * loaded machine, and an exec some time after the fork (the kernel's
+ * start time is the fork's).
+ */
+#define YOUNG_MS	500
+#define YOUNG_POLL_MS	10
+
+/* How long ago pid started, in ms; -1 if unknown. */
+static long long age_ms(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start;
+	struct timespec ts;
+	long tck = sysconf(_SC_CLK_TCK);
+	size_t n;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* After the command's ")": state is field 3, starttime field 22. */
+	p = strrchr(buf, ')');
+	for (i = 0; p && i < 20; i++)
+		p = strchr(p + 1, ' ');
+	if (!p || tck <= 0 || sscanf(p, " %llu", &start) != 1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &ts))
+		return -1;
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 -
+	       (long long)(start * 1000 / (unsigned long long)tck);
+}
+
+/* 1 after a short sleep if pid is young enough that its socket may come. */
+static int wait_young(int pid)
+{
+	struct timespec ts = { 0, YOUNG_POLL_MS * 1000000L };
+	long long age = age_ms(pid);
+
+	if (age < 0 || age >= YOUNG_MS)
+		return 0;
+	nanosleep(&ts, NULL);
+	return 1;
 }
 
 static void set_timeouts(int fd)
@@ -308,7 +361,8 @@ static int no_endpoint(struct live *l, const char *dir)
 	live_comm(l->pid, comm, sizeof(comm));
 	return fail(l, -ENOENT, "process %d (%s) has no slimtrace control endpoint in %s: it does "
 		    "not link slimtrace or has no events, runs with SLIMTRACE_CONTROL=0 or another "
-		    "SLIMTRACE_CONTROL_DIR, or was forked less than 0.1 s ago",
+		    "SLIMTRACE_CONTROL_DIR, or has not made its socket yet (it does 0.1 s after "
+		    "it starts or forks)",
 		    l->pid, comm, dir);
 }
 
@@ -347,7 +401,10 @@ int live_open(struct live *l, int pid)
 			return fail(l, -ESRCH, "no process %d (removed its stale socket %s)", pid, l->sock);
 		return fail(l, -ESRCH, "no process %d", pid);
 	}
+again:
 	ret = slim_live_dir_check(dir, l->uid, why, sizeof(why));
+	if (ret == -ENOENT && wait_young(pid))
+		goto again;
 	if (ret == -ENOENT)
 		return no_endpoint(l, dir);
 	if (ret == -EACCES)
@@ -361,6 +418,8 @@ int live_open(struct live *l, int pid)
 		unlink(l->sock);
 		return no_endpoint(l, dir);
 	}
+	if (ret == -ENOENT && wait_young(pid))
+		goto again;
 	if (ret == -ENOENT)
 		return no_endpoint(l, dir);
 	if (ret == -EACCES)
