@@ -19,10 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+#include "cmd.h"
 
 #define CLI "../tools/slimtrace"
-/* What a sanitizer exits with when it finds something: never 0, 1 or 2. */
-#define SAN_EXIT 86
 #ifndef FLIPS
 #define FLIPS 160
 #endif
@@ -34,30 +33,6 @@ struct run {
 	int status;
 	char *out, *err;
 };
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc(n + 1);
-		if (buf && fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		if (buf) {
-			buf[n] = '\0';
-			if (len)
-				*len = n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
 
 static int spit(const char *path, const void *buf, size_t len)
 {
@@ -105,8 +80,8 @@ static void run_prog(struct run *r, const char *prog, const char *const argv[])
 	if (pid > 0)
 		while (waitpid(pid, &r->status, 0) < 0 && errno == EINTR)
 			;
-	r->out = slurp("cli.out", NULL);
-	r->err = slurp("cli.err", NULL);
+	r->out = cmd_slurp("cli.out", NULL);
+	r->err = cmd_slurp("cli.err", NULL);
 	if (!r->out)
 		r->out = strdup("");
 	if (!r->err)
@@ -260,7 +235,7 @@ static char *golden(const char *name)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/tests/cli/%s", srcdir, name);
-	return slurp(path, NULL);
+	return cmd_slurp(path, NULL);
 }
 
 /* Drop "CPU:n [.. EVENTS DROPPED]" lines (trace-cmd loses them under -F). */
@@ -465,7 +440,7 @@ static int load_image(struct image *im)
 	static const char label[] = "flyrecord";
 	size_t i;
 
-	im->p = (unsigned char *)slurp(kernel_dat, &im->len);
+	im->p = (unsigned char *)cmd_slurp(kernel_dat, &im->len);
 	if (!im->p)
 		return -1;
 	for (i = 0; i + sizeof(label) <= im->len; i++)
@@ -672,7 +647,7 @@ static void flip_v7(const char *file)
 	size_t len, i, at;
 	uint32_t x = 777;
 
-	p = (unsigned char *)slurp(file, &len);
+	p = (unsigned char *)cmd_slurp(file, &len);
 	b = p ? malloc(len) : NULL;
 	if (!CHECK(p && b && len > 64)) {
 		free(p);
@@ -766,7 +741,7 @@ static void test_cut_short(void)
 
 	for (i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		convert(kernel_dat, "cli-whole.dat", forms[i][0], forms[i][1]);
-		p = slurp("cli-whole.dat", &len);
+		p = cmd_slurp("cli-whole.dat", &len);
 		if (!CHECK(p && len > 8192))
 			break;
 		/*
@@ -867,12 +842,12 @@ static void test_record_refusals(void)
 
 		run_cli(&r, (const char *[]){ "record", "-o", "cli-rec.dat", "--", "./cli-script.sh", NULL });
 		run_free(&r);
-		ov = slurp("cli-ov.txt", NULL);
+		ov = cmd_slurp("cli-ov.txt", NULL);
 		CHECK(ov && !strcmp(ov, "0\n"));
 		free(ov);
 		run_cli(&r, (const char *[]){ "record", "-O", "-o", "cli-rec.dat", "--", "./cli-script.sh", NULL });
 		run_free(&r);
-		ov = slurp("cli-ov.txt", NULL);
+		ov = cmd_slurp("cli-ov.txt", NULL);
 		CHECK(ov && !strcmp(ov, "1\n"));
 		free(ov);
 		unlink("cli-ov.txt");
@@ -890,7 +865,7 @@ static void test_record_demo(void)
 	 * Until the library reads SLIMTRACE_OUTPUT (the recorder linked in
 	 * and started from the environment), there is nothing to record.
 	 */
-	demo = slurp("../examples/demo", &len);
+	demo = cmd_slurp("../examples/demo", &len);
 	if (!demo || !memmem(demo, len, "SLIMTRACE_OUTPUT", 16)) {
 		printf("note: the demo does not read SLIMTRACE_OUTPUT yet: recording not tested\n");
 		free(demo);
@@ -1087,7 +1062,7 @@ static void sanitizer_exit_codes(void)
 		const char *old = getenv(vars[i]);
 
 		snprintf(buf, sizeof(buf), "%s%sexitcode=%d", old ? old : "", old && *old ? ":" : "",
-			 SAN_EXIT);
+			 CMD_SAN_EXIT);
 		setenv(vars[i], buf, 1);
 	}
 	snprintf(buf, sizeof(buf), "%s%ssuppressions=%s/tests/cli/lsan.supp",

@@ -12,6 +12,7 @@
  * never a crash, a hang or a change.
  */
 #include "live_proc.h"
+#include "mutate.h"
 
 static char pidbuf[32];
 
@@ -766,53 +767,6 @@ static size_t seed_message(unsigned char *m, unsigned int k)
 	n += msg(m + n, strlen(p), ops[k / 6 % 3], 0, 0, p, strlen(p));
 	n += msg(m + n, 10, SLIM_LIVE_STREAM, 0, 0, "trace_pipe", 10);
 	n += msg(m + n, 0, SLIM_LIVE_STOP, 0, 0, "", 0);
-	return n;
-}
-
-/* One to four of: flip a bit, set a byte, cut, insert, repeat a piece, a wild length. */
-static size_t mutate(unsigned char *m, size_t n, size_t cap)
-{
-	int k, times = 1 + rand() % 4;
-	size_t at, len;
-
-	for (k = 0; k < times && n; k++) {
-		at = rand() % n;
-		switch (rand() % 6) {
-		case 0:
-			m[at] ^= 1 << (rand() % 8);
-			break;
-		case 1:
-			m[at] = rand();
-			break;
-		case 2:
-			n = at;
-			break;
-		case 3:
-			len = 1 + rand() % 16;
-			if (n + len <= cap) {
-				memmove(m + at + len, m + at, n - at);
-				for (size_t i = 0; i < len; i++)
-					m[at + i] = rand();
-				n += len;
-			}
-			break;
-		case 4:
-			len = 1 + rand() % (n - at);
-			if (n + len <= cap) {
-				memmove(m + at + len, m + at, n - at);
-				n += len;
-			}
-			break;
-		default: {
-			uint32_t v = rand() % 3 ? (uint32_t)rand() : (uint32_t)rand() % 64;
-			size_t hdr = (at / 16) * 16;
-
-			if (hdr + 4 <= n)
-				memcpy(m + hdr, &v, 4);
-			break;
-		}
-		}
-	}
 	return n;
 }
 

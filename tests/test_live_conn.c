@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <slimtrace/ctl.h>
 #include "check.h"
+#include "mutate.h"
 #include "live/conn.h"
 #include "live/proto.h"
 
@@ -456,51 +457,6 @@ static size_t seed(unsigned char *m, unsigned int k)
 		n += put(m + n, SLIM_LIVE_STOP, 3, "", 0);
 	}
 	n += put(m + n, ops[k / 24 % 3], 4, p, strlen(p));
-	return n;
-}
-
-static size_t mutate(unsigned char *m, size_t n, size_t cap)
-{
-	int k, times = 1 + rand() % 4;
-	size_t at, len, i;
-
-	for (k = 0; k < times && n; k++) {
-		at = rand() % n;
-		switch (rand() % 6) {
-		case 0:
-			m[at] ^= 1 << (rand() % 8);
-			break;
-		case 1:
-			m[at] = rand();
-			break;
-		case 2:
-			n = at;
-			break;
-		case 3:
-			len = 1 + rand() % 16;
-			if (n + len <= cap) {
-				memmove(m + at + len, m + at, n - at);
-				for (i = 0; i < len; i++)
-					m[at + i] = rand();
-				n += len;
-			}
-			break;
-		case 4:
-			len = 1 + rand() % (n - at);
-			if (n + len <= cap) {
-				memmove(m + at + len, m + at, n - at);
-				n += len;
-			}
-			break;
-		default: {
-			uint32_t v = rand() % 3 ? (uint32_t)rand() : (uint32_t)rand() % 64;
-
-			if ((at / 16) * 16 + 4 <= n)
-				memcpy(m + (at / 16) * 16, &v, 4);
-			break;
-		}
-		}
-	}
 	return n;
 }
 

@@ -233,18 +233,4 @@ static int parse_v6(struct tdat_sink *ts)
 
 static const struct tdat_layout layout_v6 = { write_v6, parse_v6 };
 
-static int begin_v6(struct rec_sink *s, const char *path)
-{
-	return tdat_sink_begin(s, path, &layout_v6);
-}
-
-const struct rec_sink_ops rec_sink_tdat6 = {
-	.name = "trace.dat v6",
-	.begin = begin_v6,
-	.cpus = tdat_sink_cpus,
-	.metadata = tdat_sink_metadata,
-	.page = tdat_sink_page,
-	.finish = tdat_sink_finish,
-	.recover = tdat_sink_recover,
-	.end = tdat_sink_end,
-};
+TDAT_SINK_DEFINE(rec_sink_tdat6, "trace.dat v6", layout_v6);

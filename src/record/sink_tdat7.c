@@ -278,18 +278,4 @@ static int parse_v7(struct tdat_sink *ts)
 
 static const struct tdat_layout layout_v7 = { write_v7, parse_v7 };
 
-static int begin_v7(struct rec_sink *s, const char *path)
-{
-	return tdat_sink_begin(s, path, &layout_v7);
-}
-
-const struct rec_sink_ops rec_sink_tdat7 = {
-	.name = "trace.dat v7",
-	.begin = begin_v7,
-	.cpus = tdat_sink_cpus,
-	.metadata = tdat_sink_metadata,
-	.page = tdat_sink_page,
-	.finish = tdat_sink_finish,
-	.recover = tdat_sink_recover,
-	.end = tdat_sink_end,
-};
+TDAT_SINK_DEFINE(rec_sink_tdat7, "trace.dat v7", layout_v7);

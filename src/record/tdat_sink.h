@@ -46,6 +46,22 @@ int tdat_sink_finish(struct rec_sink *s, const struct rec_meta *m, const struct 
 int tdat_sink_recover(struct rec_sink *s);
 void tdat_sink_end(struct rec_sink *s);
 
+/*
+ * A version's sink: the ops above, begun with its layout.  Data, not a
+ * copy of the table per version.
+ */
+#define TDAT_SINK_DEFINE(sym, label, lay)					\
+	static int sym##_begin(struct rec_sink *s, const char *path)		\
+	{									\
+		return tdat_sink_begin(s, path, &(lay));			\
+	}									\
+	const struct rec_sink_ops sym = {					\
+		.name = label, .begin = sym##_begin, .cpus = tdat_sink_cpus,	\
+		.metadata = tdat_sink_metadata, .page = tdat_sink_page,		\
+		.finish = tdat_sink_finish, .recover = tdat_sink_recover,	\
+		.end = tdat_sink_end,						\
+	}
+
 #pragma GCC visibility pop
 
 #endif
