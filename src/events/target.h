@@ -33,6 +33,8 @@ enum {
 	SLIM_TARGET_FL_SOFT_DISABLED	= 1 << 1,	/* attached, but records nothing */
 	SLIM_TARGET_FL_CALLBACK		= 1 << 2,	/* kind SLIM_TARGET_CALLBACK: one test */
 	SLIM_TARGET_FL_NO_TIME		= 1 << 3,	/* a callback that ignores ts_ns (0) */
+	/* An event file with triggers: the slow path runs them (src/trigger/). */
+	SLIM_TARGET_FL_TRIGGER		= 1 << 4,
 };
 
 /* What a consumer callback receives; see <slimtrace/consumer.h>. */
