@@ -171,18 +171,19 @@ static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_targ
 }
 
 /*
- * An event file with triggers, as the kernel's trace_trigger_soft_disabled()
- * and trace_event_buffer_lock_reserve(): the triggers without a filter
- * run first, so that an unconditional traceoff keeps the very event out
- * of the ring.  Those that must see the record get it in the ring, or,
- * when the file is soft-disabled or the ring cannot take it (tracing
- * off, no room), in the scratch page, the kernel's temp_buffer, which
- * the commit drops.
+ * A soft-disabled event file, or one with triggers, as the kernel's
+ * trace_trigger_soft_disabled() and trace_event_buffer_lock_reserve():
+ * the triggers without a filter run first, so that an unconditional
+ * traceoff keeps the very event out of the ring.  Those that must see
+ * the record get it in the ring, or, when the file is soft-disabled or
+ * the ring cannot take it (tracing off, no room), in the scratch page,
+ * the kernel's temp_buffer, which the commit drops.
  */
 static SLIM_COLD __attribute__((noinline)) void *
-reserve_triggered(struct slim_reserve *r, struct slim_target *t)
+reserve_triggered(struct slim_reserve *r, struct slim_target *t, unsigned int fl)
 {
-	int needs_rec = slim_triggers_pre(t);
+	int needs_rec = fl & SLIM_TARGET_FL_TRIGGER ? slim_triggers_pre(t) :
+			SLIM_READ_ONCE(t->cond_triggers);
 	void *rec = NULL;
 
 	if (!(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED))
@@ -190,6 +191,13 @@ reserve_triggered(struct slim_reserve *r, struct slim_target *t)
 	if (!rec && needs_rec)
 		rec = scratch_take(r);
 	return rec;
+}
+
+/* The ring did not take the record: aside, if triggers with a filter need it. */
+static SLIM_COLD __attribute__((noinline)) void *
+reserve_aside(struct slim_reserve *r, struct slim_target *t)
+{
+	return SLIM_READ_ONCE(t->cond_triggers) ? scratch_take(r) : NULL;
 }
 
 /* Room in the next target that takes the record, or NULL. */
@@ -203,14 +211,15 @@ static inline __attribute__((always_inline)) void *reserve_next(struct slim_rese
 		void *rec;
 
 		if (slim_likely(!(fl & (SLIM_TARGET_FL_SOFT_DISABLED | SLIM_TARGET_FL_CALLBACK |
-					SLIM_TARGET_FL_TRIGGER))))
+					SLIM_TARGET_FL_TRIGGER)))) {
 			rec = reserve_buffers(r, t);
-		else if (fl & SLIM_TARGET_FL_TRIGGER)
-			rec = reserve_triggered(r, t);
-		else if (fl & SLIM_TARGET_FL_SOFT_DISABLED)
-			continue;
-		else
+			if (slim_unlikely(!rec) && (fl & SLIM_TARGET_FL_FILTERED))
+				rec = reserve_aside(r, t);
+		} else if (fl & SLIM_TARGET_FL_CALLBACK) {
 			rec = reserve_callback(r, t);
+		} else {
+			rec = reserve_triggered(r, t, fl);
+		}
 		if (rec) {
 			r->target = t;
 			r->rec = rec;
@@ -321,19 +330,64 @@ static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)
 		deliver(r, t, !reject);
 		return;
 	}
-	if (slim_unlikely(fl & SLIM_TARGET_FL_TRIGGER)) {
-		commit_triggered(r, t);
-		return;
+	if (slim_unlikely(fl & (SLIM_TARGET_FL_TRIGGER | SLIM_TARGET_FL_FILTERED))) {
+		if ((fl & SLIM_TARGET_FL_TRIGGER) || SLIM_READ_ONCE(t->cond_triggers)) {
+			commit_triggered(r, t);
+			return;
+		}
+		if (filter_rejects(r, t)) {
+			slim_rb_discard(r->rb);
+			return;
+		}
 	}
-	if (slim_unlikely(fl & SLIM_TARGET_FL_FILTERED) && filter_rejects(r, t))
-		slim_rb_discard(r->rb);
-	else
-		slim_rb_commit(r->rb);
+	slim_rb_commit(r->rb);
 }
 
 SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
 {
 	commit(r);
+}
+
+/* The filter on a record the fast path reserved at e: COMM and CPU looked up if read. */
+static inline __attribute__((always_inline)) int
+fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *e)
+{
+	struct slim_filter_ctx ctx;
+	int keep;
+
+	/* The payload, padding to 8 bytes included. */
+	keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
+	if (slim_unlikely(keep < 0)) {
+		ctx.comm = slim_filter_needs_comm(f) ? slim_bufset_buffer(t->bufs)->comm : NULL;
+		ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
+		keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
+	}
+	return keep;
+}
+
+/*
+ * The fast path's commit for a file whose triggers all have a filter:
+ * they read the record where it lies in the ring, then the event's own
+ * filter decides, as in commit_triggered().  A stacktrace set since the
+ * reserve runs here too: in the section, so that its stack starts at
+ * the probe.
+ */
+static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
+void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
+{
+	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	void *post = slim_triggers_cond(t, e + 2, e[1] - 4, NULL);
+	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	int keep = !(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED);
+
+	if (keep && f)
+		keep = fast_filter_keeps(f, t, e);
+	if (keep)
+		slim_rb_commit(rb);
+	else
+		slim_rb_discard_fast(rb);
+	if (post)
+		slim_triggers_post(post);
 }
 
 /*
@@ -350,23 +404,14 @@ SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *aw)
 	struct slim_target *t = rb->w.resv_target;
 	struct slim_filter *f = slim_rcu_dereference(t->filter);
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
-	struct slim_filter_ctx ctx;
 
-	int keep;
-
-	if (f) {
-		/* The payload, padding to 8 bytes included. */
-		keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
-		if (slim_unlikely(keep < 0)) {
-			ctx.comm = slim_filter_needs_comm(f) ?
-				   slim_bufset_buffer(t->bufs)->comm : NULL;
-			ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
-			keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
-		}
-		if (!keep) {
-			slim_rb_discard_fast(rb);
-			return;
-		}
+	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
+		commit_fast_triggered(rb, t);
+		return;
+	}
+	if (f && !fast_filter_keeps(f, t, e)) {
+		slim_rb_discard_fast(rb);
+		return;
 	}
 	slim_rb_commit(rb);
 }

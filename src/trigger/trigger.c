@@ -43,6 +43,7 @@ struct trig {
 	enum trig_cmd cmd;
 	long count;			/* UNLIMITED, or what is left (atomic) */
 	struct slim_filter *filter;
+	int needs_cpu;			/* its filter reads CPU */
 	struct slim_bufset *bufs;	/* the instance's: tracing_on, snapshot, stack */
 	struct slim_event_file *file;	/* enable/disable_event: the one it flips */
 };
@@ -50,6 +51,8 @@ struct trig {
 struct trig_list {
 	unsigned int nr;
 	int needs_rec;			/* one has a filter, or is stacktrace */
+	int slow;			/* one has no filter, or is stacktrace */
+	int cond;			/* one has a filter and runs before the commit */
 	struct trig *t[];
 };
 
@@ -133,14 +136,20 @@ static void fire(struct trig *t)
 		count_give_back(t);
 }
 
+/* comm NULL: the thread's buffer in the instance has it. */
 static int passes(const struct trig *t, const void *rec, unsigned int len, const char *comm)
 {
-	struct slim_filter_ctx ctx = { .comm = comm, .cpu = -1 };
+	struct slim_filter_ctx ctx;
+	int ret;
 
 	if (!t->filter)
 		return 1;
-	if (slim_filter_needs_cpu(t->filter))
-		ctx.cpu = sched_getcpu();
+	/* Most filters read no COMM or CPU: then nothing is looked up. */
+	ret = slim_filter_match(t->filter, rec, len, &slim_filter_ctx_unknown);
+	if (slim_likely(ret >= 0))
+		return ret;
+	ctx.comm = comm ? comm : slim_bufset_buffer(t->bufs)->comm;
+	ctx.cpu = t->needs_cpu ? sched_getcpu() : -1;
 	return slim_filter_match(t->filter, rec, len, &ctx);
 }
 
@@ -205,8 +214,12 @@ static void list_seal(struct trig_list *l)
 {
 	unsigned int i;
 
-	for (i = 0, l->needs_rec = 0; i < l->nr; i++)
+	l->needs_rec = l->slow = l->cond = 0;
+	for (i = 0; i < l->nr; i++) {
 		l->needs_rec |= l->t[i]->filter || is_post(l->t[i]);
+		l->slow |= !l->t[i]->filter || is_post(l->t[i]);
+		l->cond |= l->t[i]->filter && !is_post(l->t[i]);
+	}
 }
 
 static void list_free(void *p)
@@ -290,6 +303,7 @@ static void set_drop(struct slim_event_file *f)
 		}
 	}
 	__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
+	slim_target_set_cond_triggers(&f->target, 0);
 	if (set->attached)
 		slim_event_file_soft_put(f);
 	for (i = 0; set->list && i < set->list->nr; i++)
@@ -338,10 +352,12 @@ static int set_publish(struct slim_event_file *f, struct trig_list *l,
 		set->attached = 1;
 	}
 	slim_rcu_assign_pointer(set->list, l);
-	if (l && l->nr)
+	/* Only triggers with a filter: the commit runs them, the fast path stays. */
+	if (l && l->slow)
 		__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
 	else
 		__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
+	slim_target_set_cond_triggers(&f->target, l && l->cond);
 	if ((!l || !l->nr) && set->attached) {
 		slim_event_file_soft_put(f);
 		set->attached = 0;
@@ -563,7 +579,8 @@ static int add_one(struct slim_event_file *f, const struct parsed *p,
 
 	if (!t)
 		goto fail;
-	*t = (struct trig){ p->cmd, p->count, flt, f->inst->bufs, tf };
+	*t = (struct trig){ p->cmd, p->count, flt, flt && slim_filter_needs_cpu(flt),
+			    f->inst->bufs, tf };
 	/* As the kernel: the spare is allocated now, so that firing never allocates. */
 	if (p->cmd == TRIG_SNAPSHOT && (ret = slim_bufset_snap_alloc(f->inst->bufs)))
 		goto fail;

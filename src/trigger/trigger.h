@@ -29,7 +29,8 @@ int slim_trigger_print(struct slim_instance *inst, struct slim_event *ev,
 int slim_triggers_pre(struct slim_target *t);
 /*
  * The record filled, before its commit: run those with a filter that
- * matches (comm: the thread's, for COMM); the post trigger to run after
+ * matches (comm: the thread's, for COMM; NULL: its buffer's in the
+ * file's instance, looked up if needed); the post trigger to run after
  * the commit (slim_triggers_post), or NULL.
  */
 void *slim_triggers_cond(struct slim_target *t, const void *rec, unsigned int len,
