@@ -4,11 +4,20 @@
  * traceoff, snapshot, stacktrace, enable_event and disable_event, each
  * with an optional count and an optional "if FILTER".
  *
- * An event file's triggers hang on a callback target of the event (a
- * consumer, to the record path), so they see the filled record, run
- * whether the event is recorded or not, and an event without triggers
- * pays nothing new.  The list is an immutable array published with RCU:
- * a write builds a new one, the old one goes after a grace period.
+ * They run where the kernel's do, on the event file's own target, by
+ * the record path (src/events/emit.c): those without a filter before
+ * anything is reserved (an unconditional traceoff keeps its own event
+ * out), those with one on the filled record where it lies in the ring,
+ * before the commit and the event's own filter, and stacktrace after
+ * the commit, so that its record follows the event's.  A file with
+ * triggers is in soft mode, attached even if not enabled, so that its
+ * event fires; a record the ring does not take is built aside for the
+ * triggers that need it.  A file whose triggers all have a filter keeps
+ * the inlined fast path (its target FILTERED, cond_triggers set); one
+ * with others is flagged SLIM_TARGET_FL_TRIGGER, which leaves it.  A
+ * file without triggers pays nothing new.  The list is an immutable
+ * array published with RCU: a write builds a new one, the old one goes
+ * after a grace period.
  *
  * Counts are exact across threads: a count is taken (decremented if
  * above zero) before the action, and given back if the action found
