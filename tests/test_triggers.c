@@ -8,7 +8,8 @@
  * before the record is reserved (an unconditional traceoff keeps its own
  * event out), one with a filter on the record before its commit, with
  * the thread's COMM, on a record built aside when the ring does not
- * take it (event not enabled, tracing off).
+ * take it (event not enabled, tracing off); and all of it changed while
+ * threads fire the event.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -323,6 +324,42 @@ static void test_threads_exact(const char *text, const char *done)
 	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
 }
 
+/*
+ * Triggers set and cleared, the event enabled and disabled, tracing
+ * turned off and on, while threads fire it: a record reserved under one
+ * set of flags is committed under another (for the sanitizers' runs).
+ */
+static void test_churn(void)
+{
+	static const char *const texts[] = {
+		"traceon if b == 2", "traceoff:0", "traceon:0 if b == 2", "",
+		"traceoff:0 if b == 3", "traceon",
+	};
+	pthread_t th[THREADS];
+	int i, n, err = 0;
+
+	stop = 0;
+	for (i = 0; i < THREADS; i++)
+		CHECK_EQ_INT(pthread_create(&th[i], NULL, fire, NULL), 0);
+	for (n = 0; n < 600; n++) {
+		err |= slim_ctl_write(TRIG, texts[n % 6]);
+		if (n % 5 == 0)
+			err |= slim_ctl_write("events/sample/sample_first/enable",
+					      n % 2 ? "1" : "0");
+		if (n % 7 == 0)
+			err |= slim_ctl_write("tracing_on", n % 2 ? "1" : "0");
+	}
+	CHECK_EQ_INT(err, 0);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_STR(rd(TRIG), EMPTY);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	slim_ctl_write("trace", "");
+}
+
 int main(void)
 {
 	alarm(60);
@@ -337,5 +374,6 @@ int main(void)
 	test_two_instances();
 	test_threads_exact("traceoff:5", "traceoff:count=0\n");
 	test_threads_exact("traceoff:5 if b == 2", "traceoff:count=0 if b == 2\n");
+	test_churn();
 	return check_done("triggers");
 }
