@@ -369,8 +369,8 @@ fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *
  * The fast path's commit for a file whose triggers all have a filter:
  * they read the record where it lies in the ring, then the event's own
  * filter decides, as in commit_triggered().  A stacktrace set since the
- * reserve runs here too: in the section, so that its stack starts at
- * the probe.
+ * reserve (its file now leaves the fast path) runs here, after the
+ * commit, once.
  */
 static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
 void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
