@@ -226,10 +226,16 @@ static void *fire(void *arg)
 	return NULL;
 }
 
-/* snapshot:3 fired from four threads at once takes exactly three. */
-static void test_trigger_threads(const char *dir, struct slim_bufset *bs)
+/*
+ * snapshot:3 fired from four threads at once takes exactly three.
+ * Without a filter it fires before its event is reserved, as the
+ * kernel's: the last one may find nothing new to take.  With a filter
+ * it fires on the record in the ring, which the swap takes along: the
+ * snapshot has at least that event.
+ */
+static void test_trigger_threads(const char *dir, struct slim_bufset *bs, const char *text)
 {
-	char trig[128], path[128];
+	char trig[128], path[128], done[64];
 	pthread_t th[THREADS];
 	uint64_t before;
 	int i, spins;
@@ -237,22 +243,24 @@ static void test_trigger_threads(const char *dir, struct slim_bufset *bs)
 	snprintf(trig, sizeof(trig), "%s" TRIG, dir);
 	snprintf(path, sizeof(path), "%sevents/sample/sample_second/enable", dir);
 	CHECK_EQ_INT(slim_ctl_write(path, "1"), 0);
-	CHECK_EQ_INT(slim_ctl_write(trig, "snapshot:3"), 0);
+	CHECK_EQ_INT(slim_ctl_write(trig, text), 0);
+	snprintf(done, sizeof(done), "snapshot:count=0%s\n", text + strlen("snapshot:3"));
 	before = __atomic_load_n(&bs->snapshots, __ATOMIC_RELAXED);
 	go = stop = 0;
 	for (i = 0; i < THREADS; i++)
 		CHECK_EQ_INT(pthread_create(&th[i], NULL, fire, (void *)(long)i), 0);
 	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-	for (spins = 0; spins < 2000 && strcmp(rd(trig), "snapshot:count=0\n"); spins++)
+	for (spins = 0; spins < 2000 && strcmp(rd(trig), done); spins++)
 		usleep(1000);
 	usleep(20000);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
-	CHECK_EQ_STR(rd(trig), "snapshot:count=0\n");
+	CHECK_EQ_STR(rd(trig), done);
 	CHECK_EQ_INT((int)(__atomic_load_n(&bs->snapshots, __ATOMIC_RELAXED) - before), 3);
 	snprintf(path, sizeof(path), "%ssnapshot", dir);
-	CHECK(strstr(rd(path), "sample_second: a=") != NULL);
+	if (strchr(text, ' '))
+		CHECK(strstr(rd(path), "sample_second: a=") != NULL);
 	CHECK_EQ_INT(slim_ctl_write(trig, "!snapshot"), 0);
 	CHECK_EQ_INT(slim_ctl_write(path, "0"), 0);
 	snprintf(path, sizeof(path), "%sevents/sample/sample_second/enable", dir);
@@ -267,11 +275,14 @@ int main(void)
 	test_file();
 	test_threads("", &slim_bufset_top);
 	test_trigger_forms();
-	test_trigger_threads("", &slim_bufset_top);
+	test_trigger_threads("", &slim_bufset_top, "snapshot:3");
+	test_trigger_threads("", &slim_bufset_top, "snapshot:3 if b == 1");
 	CHECK_EQ_INT(slim_ctl_mkdir("instances/s"), 0);
 	CHECK(starts(rd("instances/s/snapshot"), FREED));
 	test_threads("instances/s/", slim_instance_find("s")->bufs);
-	test_trigger_threads("instances/s/", slim_instance_find("s")->bufs);
+	test_trigger_threads("instances/s/", slim_instance_find("s")->bufs, "snapshot:3");
+	test_trigger_threads("instances/s/", slim_instance_find("s")->bufs,
+			     "snapshot:3 if b == 1");
 	CHECK_EQ_INT(slim_ctl_rmdir("instances/s"), 0);
 	return check_done("snapshot");
 }

@@ -4,11 +4,18 @@
  * enable_event and disable_event, counts, "if" filters, the kernel's
  * read-back texts, removal, truncation, refusals with error_log, two
  * instances apart, soft mode, and traceoff:5 from several threads with
- * an exact count.
+ * an exact count.  When they run, as the kernel's: one without a filter
+ * before the record is reserved (an unconditional traceoff keeps its own
+ * event out), one with a filter on the record before its commit, with
+ * the thread's COMM, on a record built aside when the ring does not
+ * take it (event not enabled, tracing off); and all of it changed while
+ * threads fire the event.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <slimtrace/ctl.h>
 #include "check.h"
@@ -115,6 +122,131 @@ static void test_soft_mode(void)
 	CHECK_EQ_STR(rd("events/sample/sample_second/enable"), "0\n");
 }
 
+/* An unconditional traceoff fires before the reserve: its event is not in trace. */
+static void test_traceoff_before_record(void)
+{
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "1"), 0);
+	slim_ctl_write("trace", "");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff"), 0);
+	trace_sample_first(1, 11);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK(strstr(rd("trace"), "sample_first") == NULL);
+	/* One with a filter sees the record in the ring: it is kept, nothing after. */
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff if a == 3"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	trace_sample_first(2, 12);
+	trace_sample_first(3, 13);
+	trace_sample_first(4, 14);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK(strstr(rd("trace"), "sample_first: a=2 b=12") != NULL);
+	CHECK(strstr(rd("trace"), "sample_first: a=3 b=13") != NULL);
+	CHECK(strstr(rd("trace"), "a=4") == NULL);
+	/* The event's own filter still decides what is kept, after the trigger. */
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/filter", "b != 15"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff if a == 5"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	trace_sample_first(5, 15);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK(strstr(rd("trace"), "a=5") == NULL);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/filter", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	slim_ctl_write("trace", "");
+}
+
+/* A trigger's filter has the thread's COMM, in the ring and aside. */
+static void test_comm(void)
+{
+	char name[16] = "", text[64];
+	int enabled;
+
+	CHECK_EQ_INT(prctl(PR_GET_NAME, name), 0);
+	for (enabled = 0; enabled < 2; enabled++) {
+		CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable",
+					    enabled ? "1" : "0"), 0);
+		CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff if comm == \"nobody\""), 0);
+		trace_sample_first(0, 0);
+		CHECK_EQ_STR(rd("tracing_on"), "1\n");
+		snprintf(text, sizeof(text), "traceoff if comm == \"%s\" && cpu >= 0", name);
+		CHECK_EQ_INT(slim_ctl_write(TRIG, text), 0);
+		trace_sample_first(0, 0);
+		CHECK_EQ_STR(rd("tracing_on"), "0\n");
+		/* Tracing off: the record is built aside, and has the COMM too. */
+		snprintf(text, sizeof(text), "traceon if comm == \"%s\"", name);
+		CHECK_EQ_INT(slim_ctl_write(TRIG, text), 0);
+		trace_sample_first(0, 0);
+		CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	}
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	slim_ctl_write("trace", "");
+}
+
+/*
+ * A file with triggers but not enabled is attached soft-disabled: the
+ * triggers see every firing, nothing is recorded; enable and disable
+ * then only say whether it records.
+ */
+static void test_soft_self(void)
+{
+	slim_ctl_write("trace", "");
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_second/enable", "1"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "snapshot:3 if a == 7"), 0);
+	CHECK_EQ_STR(rd("events/sample/sample_first/enable"), "0\n");
+	trace_sample_first(7, 1);
+	trace_sample_first(6, 2);
+	trace_sample_first(7, 3);
+	trace_sample_second(1, 1);
+	CHECK_EQ_STR(rd(TRIG), "snapshot:count=1 if a == 7\n");
+	CHECK(strstr(rd("trace"), "sample_second: a=1 b=1") != NULL);
+	CHECK(strstr(rd("trace"), "sample_first") == NULL);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "1"), 0);
+	trace_sample_first(8, 4);
+	CHECK(strstr(rd("trace"), "sample_first: a=8 b=4") != NULL);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	CHECK_EQ_STR(rd("events/sample/sample_first/enable"), "0\n");
+	trace_sample_first(9, 5);
+	trace_sample_first(7, 6);
+	CHECK(strstr(rd("trace"), "a=9") == NULL);
+	CHECK_EQ_STR(rd(TRIG), "snapshot:count=0 if a == 7\n");
+	/* Enabled while it had triggers: it stays enabled when they go. */
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "1"), 0);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_STR(rd("events/sample/sample_first/enable"), "1\n");
+	trace_sample_first(10, 7);
+	CHECK(strstr(rd("trace"), "sample_first: a=10 b=7") != NULL);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_second/enable", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write("snapshot", "0"), 0);
+	slim_ctl_write("trace", "");
+}
+
+/* With tracing off, one with a filter still sees each firing: traceon works. */
+static void test_traceon_while_off(void)
+{
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "1"), 0);
+	slim_ctl_write("trace", "");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceon:2 if a == 7"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "0"), 0);
+	trace_sample_first(6, 1);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=2 if a == 7\n");
+	trace_sample_first(7, 2);
+	CHECK_EQ_STR(rd("tracing_on"), "1\n");
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=1 if a == 7\n");
+	/* As the kernel's temp_buffer: the record that turned it on is not kept. */
+	trace_sample_first(8, 3);
+	CHECK(strstr(rd("trace"), "a=7") == NULL);
+	CHECK(strstr(rd("trace"), "sample_first: a=8 b=3") != NULL);
+	/* Counted only when it changes something. */
+	trace_sample_first(7, 4);
+	CHECK_EQ_STR(rd(TRIG), "traceon:count=1 if a == 7\n");
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	slim_ctl_write("trace", "");
+}
+
 static void test_two_instances(void)
 {
 	CHECK_EQ_INT(slim_ctl_mkdir("instances/a"), 0);
@@ -163,12 +295,14 @@ static int tracing_on(void)
 	return strcmp(rd("tracing_on"), "1\n") == 0;
 }
 
-static void test_threads_exact(void)
+/* Unconditional (before the reserve) or with a filter (at the commit). */
+static void test_threads_exact(const char *text, const char *done)
 {
 	pthread_t th[THREADS];
 	int i, offs = 0, spins;
 
-	CHECK_EQ_INT(slim_ctl_write(TRIG, "traceoff:5"), 0);
+	stop = 0;
+	CHECK_EQ_INT(slim_ctl_write(TRIG, text), 0);
 	for (i = 0; i < THREADS; i++)
 		CHECK_EQ_INT(pthread_create(&th[i], NULL, fire, NULL), 0);
 	/* Turn tracing back on each time the trigger turns it off. */
@@ -186,8 +320,44 @@ static void test_threads_exact(void)
 	for (i = 0; i < THREADS; i++)
 		pthread_join(th[i], NULL);
 	CHECK_EQ_INT(offs, 5);
-	CHECK_EQ_STR(rd(TRIG), "traceoff:count=0\n");
+	CHECK_EQ_STR(rd(TRIG), done);
 	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+}
+
+/*
+ * Triggers set and cleared, the event enabled and disabled, tracing
+ * turned off and on, while threads fire it: a record reserved under one
+ * set of flags is committed under another (for the sanitizers' runs).
+ */
+static void test_churn(void)
+{
+	static const char *const texts[] = {
+		"traceon if b == 2", "traceoff:0", "traceon:0 if b == 2", "",
+		"traceoff:0 if b == 3", "traceon",
+	};
+	pthread_t th[THREADS];
+	int i, n, err = 0;
+
+	stop = 0;
+	for (i = 0; i < THREADS; i++)
+		CHECK_EQ_INT(pthread_create(&th[i], NULL, fire, NULL), 0);
+	for (n = 0; n < 600; n++) {
+		err |= slim_ctl_write(TRIG, texts[n % 6]);
+		if (n % 5 == 0)
+			err |= slim_ctl_write("events/sample/sample_first/enable",
+					      n % 2 ? "1" : "0");
+		if (n % 7 == 0)
+			err |= slim_ctl_write("tracing_on", n % 2 ? "1" : "0");
+	}
+	CHECK_EQ_INT(err, 0);
+	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	CHECK_EQ_INT(slim_ctl_write(TRIG, ""), 0);
+	CHECK_EQ_STR(rd(TRIG), EMPTY);
+	CHECK_EQ_INT(slim_ctl_write("events/sample/sample_first/enable", "0"), 0);
+	CHECK_EQ_INT(slim_ctl_write("tracing_on", "1"), 0);
+	slim_ctl_write("trace", "");
 }
 
 int main(void)
@@ -197,7 +367,13 @@ int main(void)
 	test_refusals();
 	test_traceoff_filter();
 	test_soft_mode();
+	test_traceoff_before_record();
+	test_comm();
+	test_soft_self();
+	test_traceon_while_off();
 	test_two_instances();
-	test_threads_exact();
+	test_threads_exact("traceoff:5", "traceoff:count=0\n");
+	test_threads_exact("traceoff:5 if b == 2", "traceoff:count=0 if b == 2\n");
+	test_churn();
 	return check_done("triggers");
 }

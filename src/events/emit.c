@@ -13,6 +13,10 @@
  * or a signal handler that fires while a record is being built takes
  * the next one.  Beyond SCRATCH_LEVELS the delivery is lost (counted),
  * as a nested event in a ring past its own limit is.
+ *
+ * An event file's triggers run on its buffer target (reserve_triggered,
+ * commit_triggered); the same page holds the record they must see when
+ * the ring does not take it, as the kernel's temp_buffer does.
  */
 #include <limits.h>
 #include <stddef.h>
@@ -27,6 +31,7 @@
 #include "core/fork.h"
 #include "events/target.h"
 #include "filter/filter.h"
+#include "trigger/trigger.h"
 
 #define SCRATCH_LEVELS	4
 #define SCRATCH_SIZE	((SCRATCH_LEVELS + 1) * SLIM_RB_PAGE_SIZE)
@@ -117,18 +122,19 @@ reserve_buffers(struct slim_reserve *r, struct slim_target *t)
 	return ent;
 }
 
-static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_target *t)
+/*
+ * The next level of the thread's scratch page for r's record, header
+ * filled, or NULL: no page, too deep, or too large for a ring.
+ */
+static inline __attribute__((always_inline)) void *scratch_take(struct slim_reserve *r)
 {
 	struct scratch *s = scratch;
 	int level;
 
-	__atomic_fetch_add(&t->hits, 1, __ATOMIC_RELAXED);
 	if (!s)
 		s = scratch_get();
-	if (!s || s->depth >= SCRATCH_LEVELS || !r->len || r->len > SLIM_RB_MAX_PAYLOAD) {
-		__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
+	if (!s || s->depth >= SCRATCH_LEVELS || !r->len || r->len > SLIM_RB_MAX_PAYLOAD)
 		return NULL;
-	}
 	/*
 	 * A handler that comes between the load and the store takes this
 	 * level and gives it back before we go on.
@@ -136,13 +142,62 @@ static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_targ
 	level = s->depth;
 	s->depth = level + 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* Reading and converting the clock is most of a trigger's cost. */
-	r->ts = SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_NO_TIME ? 0 :
-		slim_clock_now(SLIM_CLOCK_MONO);
 	r->buffer = NULL;
 	r->rb = s;
 	fill_header((struct slim_trace_entry *)s->rec[level], r->ev, s->tid);
 	return s->rec[level];
+}
+
+static inline __attribute__((always_inline)) void scratch_put(struct scratch *s)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	s->depth--;
+}
+
+static SLIM_COLD void *reserve_callback(struct slim_reserve *r, struct slim_target *t)
+{
+	void *rec;
+
+	__atomic_fetch_add(&t->hits, 1, __ATOMIC_RELAXED);
+	rec = scratch_take(r);
+	if (!rec) {
+		__atomic_fetch_add(&t->lost, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	/* Reading and converting the clock is most of a callback's cost. */
+	r->ts = SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_NO_TIME ? 0 :
+		slim_clock_now(SLIM_CLOCK_MONO);
+	return rec;
+}
+
+/*
+ * A soft-disabled event file, or one with triggers, as the kernel's
+ * trace_trigger_soft_disabled() and trace_event_buffer_lock_reserve():
+ * the triggers without a filter run first, so that an unconditional
+ * traceoff keeps the very event out of the ring.  Those that must see
+ * the record get it in the ring, or, when the file is soft-disabled or
+ * the ring cannot take it (tracing off, no room), in the scratch page,
+ * the kernel's temp_buffer, which the commit drops.
+ */
+static SLIM_COLD __attribute__((noinline)) void *
+reserve_triggered(struct slim_reserve *r, struct slim_target *t, unsigned int fl)
+{
+	int needs_rec = fl & SLIM_TARGET_FL_TRIGGER ? slim_triggers_pre(t) :
+			SLIM_READ_ONCE(t->cond_triggers);
+	void *rec = NULL;
+
+	if (!(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED))
+		rec = reserve_buffers(r, t);
+	if (!rec && needs_rec)
+		rec = scratch_take(r);
+	return rec;
+}
+
+/* The ring did not take the record: aside, if triggers with a filter need it. */
+static SLIM_COLD __attribute__((noinline)) void *
+reserve_aside(struct slim_reserve *r, struct slim_target *t)
+{
+	return SLIM_READ_ONCE(t->cond_triggers) ? scratch_take(r) : NULL;
 }
 
 /* Room in the next target that takes the record, or NULL. */
@@ -152,15 +207,19 @@ static inline __attribute__((always_inline)) void *reserve_next(struct slim_rese
 
 	while (r->next < r->end) {
 		struct slim_target *t = ts->t[r->next++];
+		unsigned int fl = SLIM_READ_ONCE(t->flags);
 		void *rec;
 
-		if (slim_likely(!(SLIM_READ_ONCE(t->flags) & (SLIM_TARGET_FL_SOFT_DISABLED |
-							       SLIM_TARGET_FL_CALLBACK))))
+		if (slim_likely(!(fl & (SLIM_TARGET_FL_SOFT_DISABLED | SLIM_TARGET_FL_CALLBACK |
+					SLIM_TARGET_FL_TRIGGER)))) {
 			rec = reserve_buffers(r, t);
-		else if (SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED)
-			continue;
-		else
+			if (slim_unlikely(!rec) && (fl & SLIM_TARGET_FL_FILTERED))
+				rec = reserve_aside(r, t);
+		} else if (fl & SLIM_TARGET_FL_CALLBACK) {
 			rec = reserve_callback(r, t);
+		} else {
+			rec = reserve_triggered(r, t, fl);
+		}
 		if (rec) {
 			r->target = t;
 			r->rec = rec;
@@ -212,44 +271,123 @@ static SLIM_COLD int filter_rejects(struct slim_reserve *r, struct slim_target *
 }
 
 /*
- * In a section of its own, so that a stack taken in a callback (the
- * stacktrace trigger, src/trigger/user_stack.c) can tell where the
- * library's frames end, the library linked into the program included:
- * the linker's __start_/__stop_slim_deliver bound it.
+ * In a section of its own, so that a stack taken in a callback or a
+ * trigger (the stacktrace trigger, src/trigger/user_stack.c) can tell
+ * where the library's frames end, the library linked into the program
+ * included: the linker's __start_/__stop_slim_deliver bound it.
  */
 static SLIM_COLD __attribute__((section("slim_deliver")))
 void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
 {
-	struct scratch *s = r->rb;
-
 	if (pass) {
 		__atomic_fetch_add(&t->passed, 1, __ATOMIC_RELEASE);
 		t->fn(r->ev, r->rec, r->len,
 		      r->ts ? slim_clock_to_ns(SLIM_CLOCK_MONO, r->ts) : 0, t->data);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	s->depth--;
+	scratch_put(r->rb);
+}
+
+/*
+ * An event file with triggers, as the kernel's __event_trigger_test_discard()
+ * and event_triggers_post_call(): the triggers with a filter see the
+ * filled record where it lies, with the buffer's COMM; then it is
+ * published, or rolled back if the event's own filter rejects it or the
+ * file is soft-disabled, or, built in the scratch page, dropped; then
+ * the post trigger (stacktrace) runs, so that its record follows.
+ */
+static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
+void commit_triggered(struct slim_reserve *r, struct slim_target *t)
+{
+	struct slim_buffer *b = r->buffer;
+	void *post = slim_triggers_cond(t, r->rec, r->len,
+					b ? b->comm : ((struct scratch *)r->rb)->comm);
+	unsigned int fl = SLIM_READ_ONCE(t->flags);
+
+	if (!b)
+		scratch_put(r->rb);
+	else if ((fl & SLIM_TARGET_FL_SOFT_DISABLED) ||
+		 ((fl & SLIM_TARGET_FL_FILTERED) && filter_rejects(r, t)))
+		slim_rb_discard(r->rb);
+	else
+		slim_rb_commit(r->rb);
+	if (post)
+		slim_triggers_post(post);
 }
 
 static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)
 {
 	struct slim_target *t = r->target;
-	int reject = slim_unlikely(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_FILTERED) &&
-		     filter_rejects(r, t);
+	unsigned int fl = SLIM_READ_ONCE(t->flags);
+	int reject;
 
+	/* A scratch record of a buffer target is a trigger's, flag or not by now. */
 	if (slim_unlikely(!r->buffer)) {
+		if (!(fl & SLIM_TARGET_FL_CALLBACK)) {
+			commit_triggered(r, t);
+			return;
+		}
+		reject = (fl & SLIM_TARGET_FL_FILTERED) && filter_rejects(r, t);
 		deliver(r, t, !reject);
 		return;
 	}
-	if (reject)
-		slim_rb_discard(r->rb);
-	else
-		slim_rb_commit(r->rb);
+	if (slim_unlikely(fl & (SLIM_TARGET_FL_TRIGGER | SLIM_TARGET_FL_FILTERED))) {
+		if ((fl & SLIM_TARGET_FL_TRIGGER) || SLIM_READ_ONCE(t->cond_triggers)) {
+			commit_triggered(r, t);
+			return;
+		}
+		if (filter_rejects(r, t)) {
+			slim_rb_discard(r->rb);
+			return;
+		}
+	}
+	slim_rb_commit(r->rb);
 }
 
 SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
 {
 	commit(r);
+}
+
+/* The filter on a record the fast path reserved at e: COMM and CPU looked up if read. */
+static inline __attribute__((always_inline)) int
+fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *e)
+{
+	struct slim_filter_ctx ctx;
+	int keep;
+
+	/* The payload, padding to 8 bytes included. */
+	keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
+	if (slim_unlikely(keep < 0)) {
+		ctx.comm = slim_filter_needs_comm(f) ? slim_bufset_buffer(t->bufs)->comm : NULL;
+		ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
+		keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
+	}
+	return keep;
+}
+
+/*
+ * The fast path's commit for a file whose triggers all have a filter:
+ * they read the record where it lies in the ring, then the event's own
+ * filter decides, as in commit_triggered().  A stacktrace set since the
+ * reserve (its file now leaves the fast path) runs here, after the
+ * commit, once.
+ */
+static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
+void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
+{
+	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	void *post = slim_triggers_cond(t, e + 2, e[1] - 4, NULL);
+	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	int keep = !(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED);
+
+	if (keep && f)
+		keep = fast_filter_keeps(f, t, e);
+	if (keep)
+		slim_rb_commit(rb);
+	else
+		slim_rb_discard_fast(rb);
+	if (post)
+		slim_triggers_post(post);
 }
 
 /*
@@ -266,23 +404,14 @@ SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *aw)
 	struct slim_target *t = rb->w.resv_target;
 	struct slim_filter *f = slim_rcu_dereference(t->filter);
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
-	struct slim_filter_ctx ctx;
 
-	int keep;
-
-	if (f) {
-		/* The payload, padding to 8 bytes included. */
-		keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
-		if (slim_unlikely(keep < 0)) {
-			ctx.comm = slim_filter_needs_comm(f) ?
-				   slim_bufset_buffer(t->bufs)->comm : NULL;
-			ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
-			keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
-		}
-		if (!keep) {
-			slim_rb_discard_fast(rb);
-			return;
-		}
+	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
+		commit_fast_triggered(rb, t);
+		return;
+	}
+	if (f && !fast_filter_keeps(f, t, e)) {
+		slim_rb_discard_fast(rb);
+		return;
 	}
 	slim_rb_commit(rb);
 }

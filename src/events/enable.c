@@ -205,10 +205,26 @@ void slim_target_set_filter(struct slim_target *t, struct slim_filter *filter)
 		slim_rcu_assign_pointer(t->filter, filter);
 		__atomic_fetch_or(&t->flags, SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 	} else {
-		__atomic_fetch_and(&t->flags, ~SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
+		/* The commit still has triggers to run. */
+		if (!t->cond_triggers)
+			__atomic_fetch_and(&t->flags, ~SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 		slim_rcu_assign_pointer(t->filter, NULL);
 	}
 	slim_rcu_free(old, slim_filter_free_void);
+}
+
+/*
+ * FILTERED sends the commit to the library, the fast path's too, which
+ * then runs the triggers before the filter: with only triggers that
+ * have a filter, an event keeps its fast path.
+ */
+void slim_target_set_cond_triggers(struct slim_target *t, int on)
+{
+	__atomic_store_n(&t->cond_triggers, on, __ATOMIC_RELEASE);
+	if (on)
+		__atomic_fetch_or(&t->flags, SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
+	else if (!t->filter)
+		__atomic_fetch_and(&t->flags, ~SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 }
 
 void slim_filter_free_void(void *filter)

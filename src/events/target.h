@@ -33,6 +33,13 @@ enum {
 	SLIM_TARGET_FL_SOFT_DISABLED	= 1 << 1,	/* attached, but records nothing */
 	SLIM_TARGET_FL_CALLBACK		= 1 << 2,	/* kind SLIM_TARGET_CALLBACK: one test */
 	SLIM_TARGET_FL_NO_TIME		= 1 << 3,	/* a callback that ignores ts_ns (0) */
+	/*
+	 * An event file with triggers the slow path must run: without a
+	 * filter (before the reserve) or stacktrace (after the commit).
+	 * Those with a filter only need the commit: FILTERED and
+	 * cond_triggers, which the fast path serves.
+	 */
+	SLIM_TARGET_FL_TRIGGER		= 1 << 4,
 };
 
 /* What a consumer callback receives; see <slimtrace/consumer.h>. */
@@ -44,6 +51,8 @@ struct slim_target {
 	SLIM_ABI_TARGET
 	slim_target_fn fn;		/* SLIM_TARGET_CALLBACK */
 	void *data;
+	/* An event file: it has triggers with a filter, and FILTERED (atomic). */
+	int cond_triggers;
 	/* Callbacks: exact counts (atomic). */
 	uint64_t hits;			/* records made for it */
 	uint64_t passed;		/* of them, passed its filter: delivered */
@@ -78,6 +87,8 @@ int slim_event_has_target(const struct slim_event *ev, const struct slim_target 
 
 /* Replace t's filter (NULL: none); the old one goes after a grace period. */
 void slim_target_set_filter(struct slim_target *t, struct slim_filter *f);
+/* Whether t's commit runs its triggers with a filter (src/trigger/). */
+void slim_target_set_cond_triggers(struct slim_target *t, int on);
 
 #pragma GCC visibility pop
 

@@ -79,11 +79,56 @@ int slim_instance_enable(struct slim_instance *inst, struct slim_event *ev, int 
 		return enable ? -ENOMEM : 0;
 	if (!!enable == f->enabled)
 		return 0;
+	if (f->soft_refs) {
+		/* Attached for its triggers: enable says whether it records. */
+		if (enable)
+			__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
+					   __ATOMIC_RELEASE);
+		else
+			__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_SOFT_DISABLED,
+					  __ATOMIC_RELEASE);
+		f->enabled = !!enable;
+		return 0;
+	}
+	/* A trigger's disable_event may have left it soft-disabled. */
+	if (enable)
+		__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
+				   __ATOMIC_RELEASE);
 	ret = enable ? slim_event_target_add(ev, &f->target) :
 		       slim_event_target_del(ev, &f->target);
 	if (!ret)
 		f->enabled = !!enable;
 	return ret;
+}
+
+int slim_event_file_soft_get(struct slim_event_file *f)
+{
+	int ret;
+
+	if (!f->soft_refs && !f->enabled) {
+		__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_SOFT_DISABLED,
+				  __ATOMIC_RELEASE);
+		ret = slim_event_target_add(f->ev, &f->target);
+		if (ret) {
+			__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
+					   __ATOMIC_RELEASE);
+			return ret;
+		}
+	}
+	f->soft_refs++;
+	return 0;
+}
+
+void slim_event_file_soft_put(struct slim_event_file *f)
+{
+	if (--f->soft_refs)
+		return;
+	/* Detached if the user did not enable it; the next enable clears the flag. */
+	if (!f->enabled)
+		slim_event_target_del(f->ev, &f->target);
+	else
+		__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
+				   __ATOMIC_RELEASE);
 }
 
 int slim_instance_enabled(struct slim_instance *inst, const struct slim_event *ev)
@@ -111,7 +156,7 @@ static void file_drop(struct slim_instance *inst, unsigned int id)
 		return;
 	if (f->triggers_drop)
 		f->triggers_drop(f);
-	if (f->enabled)
+	if (f->enabled || f->soft_refs)
 		slim_event_target_del(f->ev, &f->target);
 	inst->files[id] = NULL;
 	/* The record path may still hold it: free after a grace period. */

@@ -38,7 +38,8 @@ struct slim_event_file {
 	struct slim_target target;	/* what the record path sees */
 	struct slim_event *ev;
 	struct slim_instance *inst;
-	int enabled;			/* target attached */
+	int enabled;			/* enabled by the user: records */
+	int soft_refs;			/* soft mode: triggers that need it attached */
 	char *filter_note;		/* a refused filter's message, read back */
 	/* Triggers (src/trigger/): owned there; dropped through the hook. */
 	void *triggers;
@@ -78,6 +79,14 @@ struct slim_event_file *slim_event_file(struct slim_instance *inst,
 					struct slim_event *ev, int create);
 int slim_instance_enable(struct slim_instance *inst, struct slim_event *ev, int enable);
 int slim_instance_enabled(struct slim_instance *inst, const struct slim_event *ev);
+/*
+ * Soft mode, the kernel's SOFT_MODE: the file's target stays attached
+ * while a trigger needs it (its own, or another's enable_event and
+ * disable_event), soft-disabled unless the user enabled it, so that
+ * the event still fires.  enable then only flips SOFT_DISABLED.
+ */
+int slim_event_file_soft_get(struct slim_event_file *f);
+void slim_event_file_soft_put(struct slim_event_file *f);
 
 /* set_event: one word (with '!': disable); -EINVAL when it names nothing. */
 int slim_instance_set_event(struct slim_instance *inst, const char *word);

@@ -4,11 +4,20 @@
  * traceoff, snapshot, stacktrace, enable_event and disable_event, each
  * with an optional count and an optional "if FILTER".
  *
- * An event file's triggers hang on a callback target of the event (a
- * consumer, to the record path), so they see the filled record, run
- * whether the event is recorded or not, and an event without triggers
- * pays nothing new.  The list is an immutable array published with RCU:
- * a write builds a new one, the old one goes after a grace period.
+ * They run where the kernel's do, on the event file's own target, by
+ * the record path (src/events/emit.c): those without a filter before
+ * anything is reserved (an unconditional traceoff keeps its own event
+ * out), those with one on the filled record where it lies in the ring,
+ * before the commit and the event's own filter, and stacktrace after
+ * the commit, so that its record follows the event's.  A file with
+ * triggers is in soft mode, attached even if not enabled, so that its
+ * event fires; a record the ring does not take is built aside for the
+ * triggers that need it.  A file whose triggers all have a filter keeps
+ * the inlined fast path (its target FILTERED, cond_triggers set); one
+ * with others is flagged SLIM_TARGET_FL_TRIGGER, which leaves it.  A
+ * file without triggers pays nothing new.  The list is an immutable
+ * array published with RCU: a write builds a new one, the old one goes
+ * after a grace period.
  *
  * Counts are exact across threads: a count is taken (decremented if
  * above zero) before the action, and given back if the action found
@@ -43,22 +52,24 @@ struct trig {
 	enum trig_cmd cmd;
 	long count;			/* UNLIMITED, or what is left (atomic) */
 	struct slim_filter *filter;
+	int needs_cpu;			/* its filter reads CPU */
 	struct slim_bufset *bufs;	/* the instance's: tracing_on, snapshot, stack */
 	struct slim_event_file *file;	/* enable/disable_event: the one it flips */
 };
 
 struct trig_list {
 	unsigned int nr;
+	int needs_rec;			/* one has a filter, or is stacktrace */
+	int slow;			/* one has no filter, or is stacktrace */
+	int cond;			/* one has a filter and runs before the commit */
 	struct trig *t[];
 };
 
-/* An event file's triggers; f->triggers points here. */
+/* An event file's triggers; f->triggers points here (RCU). */
 struct trig_set {
-	struct slim_target target;	/* the callback that runs them */
 	struct trig_list *list;		/* RCU */
-	int attached;
+	int attached;			/* its list holds the file in soft mode */
 	int soft_refs;			/* enable/disable_event naming this file */
-	int soft_enabled;		/* we attached the file for soft mode */
 	struct slim_event_file *file;	/* whose set this is */
 	struct trig_set *next;		/* every set (slim_event_mutex) */
 };
@@ -122,34 +133,81 @@ static int act(struct trig *t)
 	return 0;
 }
 
-static int passes(const struct trig *t, const void *rec, unsigned int len)
+/* stacktrace runs after the commit, so that its record follows the event's. */
+static int is_post(const struct trig *t)
 {
-	struct slim_filter_ctx ctx = { .comm = NULL, .cpu = -1 };
+	return t->cmd == TRIG_STACKTRACE;
+}
+
+static void fire(struct trig *t)
+{
+	if (count_take(t) && !act(t))
+		count_give_back(t);
+}
+
+/* comm NULL: the thread's buffer in the instance has it. */
+static int passes(const struct trig *t, const void *rec, unsigned int len, const char *comm)
+{
+	struct slim_filter_ctx ctx;
+	int ret;
 
 	if (!t->filter)
 		return 1;
-	if (slim_filter_needs_cpu(t->filter))
-		ctx.cpu = sched_getcpu();
+	/* Most filters read no COMM or CPU: then nothing is looked up. */
+	ret = slim_filter_match(t->filter, rec, len, &slim_filter_ctx_unknown);
+	if (slim_likely(ret >= 0))
+		return ret;
+	ctx.comm = comm ? comm : slim_bufset_buffer(t->bufs)->comm;
+	ctx.cpu = t->needs_cpu ? sched_getcpu() : -1;
 	return slim_filter_match(t->filter, rec, len, &ctx);
 }
 
-static void run(const struct slim_event *ev, const void *rec, unsigned int len,
-		uint64_t ts_ns, void *data)
+static const struct trig_list *list_of(struct slim_target *tg)
 {
-	struct trig_set *set = data;
-	const struct trig_list *l = slim_rcu_dereference(set->list);
+	struct slim_event_file *f = (struct slim_event_file *)
+		((char *)tg - offsetof(struct slim_event_file, target));
+	struct trig_set *set = slim_rcu_dereference(f->triggers);
+
+	return set ? slim_rcu_dereference(set->list) : NULL;
+}
+
+int slim_triggers_pre(struct slim_target *tg)
+{
+	const struct trig_list *l = list_of(tg);
 	unsigned int i;
 
-	(void)ev;
-	(void)ts_ns;
-	for (i = 0; l && i < l->nr; i++) {
+	if (!l)
+		return 0;
+	for (i = 0; i < l->nr; i++) {
+		if (!l->t[i]->filter && !is_post(l->t[i]))
+			fire(l->t[i]);
+	}
+	return l->needs_rec;
+}
+
+void *slim_triggers_cond(struct slim_target *tg, const void *rec, unsigned int len,
+			 const char *comm)
+{
+	const struct trig_list *l = list_of(tg);
+	struct trig *post = NULL;
+	unsigned int i;
+
+	for (i = 0; l && l->needs_rec && i < l->nr; i++) {
 		struct trig *t = l->t[i];
 
-		if (!passes(t, rec, len) || !count_take(t))
+		if ((!t->filter && !is_post(t)) || !passes(t, rec, len, comm))
 			continue;
-		if (!act(t))
-			count_give_back(t);
+		if (is_post(t))
+			post = t;	/* one at most: a second is a duplicate */
+		else
+			fire(t);
 	}
+	return post;
+}
+
+void slim_triggers_post(void *post)
+{
+	fire(post);
 }
 
 /* ---- the set of an event file ------------------------------------------ */
@@ -158,6 +216,19 @@ static void trig_free(struct trig *t)
 {
 	slim_filter_free(t->filter);
 	free(t);
+}
+
+/* What the record path asks of a list, once it is filled. */
+static void list_seal(struct trig_list *l)
+{
+	unsigned int i;
+
+	l->needs_rec = l->slow = l->cond = 0;
+	for (i = 0; i < l->nr; i++) {
+		l->needs_rec |= l->t[i]->filter || is_post(l->t[i]);
+		l->slow |= !l->t[i]->filter || is_post(l->t[i]);
+		l->cond |= l->t[i]->filter && !is_post(l->t[i]);
+	}
 }
 
 static void list_free(void *p)
@@ -217,6 +288,7 @@ static void drop_referrers(struct slim_event_file *f)
 		for (i = c->nr = 0; i < l->nr; i++)
 			if (l->t[i]->file != f)
 				c->t[c->nr++] = l->t[i];
+		list_seal(c);
 		/* The old list stays ours until its triggers are retired. */
 		set_publish(s->file, c, &l);
 		for (i = 0; i < l->nr; i++)
@@ -239,13 +311,16 @@ static void set_drop(struct slim_event_file *f)
 			break;
 		}
 	}
+	__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
+	slim_target_set_cond_triggers(&f->target, 0);
 	if (set->attached)
-		slim_event_target_del(f->ev, &set->target);
+		slim_event_file_soft_put(f);
 	for (i = 0; set->list && i < set->list->nr; i++)
 		trig_retire(set->list->t[i]);
 	slim_rcu_free(set->list, list_free);
-	f->triggers = NULL;
+	slim_rcu_assign_pointer(f->triggers, NULL);
 	f->triggers_drop = NULL;
+	/* The record path may still read it: after a grace period. */
 	slim_rcu_free(set, list_free);
 }
 
@@ -258,22 +333,19 @@ static struct trig_set *set_of(struct slim_event_file *f)
 	set = calloc(1, sizeof(*set));
 	if (!set)
 		return NULL;
-	set->target.kind = SLIM_TARGET_CALLBACK;
-	set->target.flags = SLIM_TARGET_FL_CALLBACK | SLIM_TARGET_FL_NO_TIME;
-	set->target.fn = run;
-	set->target.data = set;
 	set->file = f;
 	set->next = all_sets;
 	all_sets = set;
-	f->triggers = set;
+	slim_rcu_assign_pointer(f->triggers, set);
 	f->triggers_drop = set_drop;
 	return set;
 }
 
 /*
- * Publish a new list; attach or detach the callback as it has triggers
- * or not.  The old list goes after a grace period, once the caller is
- * done with it (*old; NULL: now).
+ * Publish a new list.  A file with triggers is in soft mode, attached
+ * even if not enabled, as the kernel's, so that its event fires, and
+ * flagged, so that the record path runs them.  The old list goes after
+ * a grace period, once the caller is done with it (*old; NULL: now).
  */
 static int set_publish(struct slim_event_file *f, struct trig_list *l,
 		       struct trig_list **oldp)
@@ -283,14 +355,20 @@ static int set_publish(struct slim_event_file *f, struct trig_list *l,
 	int ret;
 
 	if (l && l->nr && !set->attached) {
-		ret = slim_event_target_add(f->ev, &set->target);
+		ret = slim_event_file_soft_get(f);
 		if (ret)
 			return ret;
 		set->attached = 1;
 	}
 	slim_rcu_assign_pointer(set->list, l);
+	/* Only triggers with a filter: the commit runs them, the fast path stays. */
+	if (l && l->slow)
+		__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
+	else
+		__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_TRIGGER, __ATOMIC_RELEASE);
+	slim_target_set_cond_triggers(&f->target, l && l->cond);
 	if ((!l || !l->nr) && set->attached) {
-		slim_event_target_del(f->ev, &set->target);
+		slim_event_file_soft_put(f);
 		set->attached = 0;
 	}
 	if (oldp)
@@ -303,9 +381,10 @@ static int set_publish(struct slim_event_file *f, struct trig_list *l,
 /* ---- soft mode --------------------------------------------------------- */
 
 /*
- * An event named by enable_event or disable_event is in soft mode: its
- * target stays attached, and the SOFT_DISABLED flag says whether it
- * records.  One the trigger had to attach starts soft-disabled.
+ * An event named by enable_event or disable_event is in soft mode too
+ * (session/instance.c): its target stays attached, and the SOFT_DISABLED
+ * flag says whether it records.  Its set counts the triggers naming it,
+ * so that they go first when it goes.
  */
 static int soft_get(struct slim_event_file *f)
 {
@@ -314,17 +393,9 @@ static int soft_get(struct slim_event_file *f)
 
 	if (!set)
 		return -ENOMEM;
-	if (!set->soft_refs && !f->enabled) {
-		__atomic_fetch_or(&f->target.flags, SLIM_TARGET_FL_SOFT_DISABLED,
-				  __ATOMIC_RELEASE);
-		ret = slim_instance_enable(f->inst, f->ev, 1);
-		if (ret) {
-			__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED,
-					   __ATOMIC_RELEASE);
-			return ret;
-		}
-		set->soft_enabled = 1;
-	}
+	ret = slim_event_file_soft_get(f);
+	if (ret)
+		return ret;
 	set->soft_refs++;
 	return 0;
 }
@@ -333,12 +404,10 @@ static void soft_put(struct slim_event_file *f)
 {
 	struct trig_set *set = f->triggers;
 
-	if (!set || --set->soft_refs)
+	if (!set)
 		return;
-	if (set->soft_enabled)
-		slim_instance_enable(f->inst, f->ev, 0);
-	set->soft_enabled = 0;
-	__atomic_fetch_and(&f->target.flags, ~SLIM_TARGET_FL_SOFT_DISABLED, __ATOMIC_RELEASE);
+	set->soft_refs--;
+	slim_event_file_soft_put(f);
 }
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -454,7 +523,7 @@ static int find(const struct trig_list *l, const struct parsed *p,
 	return -1;
 }
 
-/* A copy of l without entry skip (-1: none), with room for one more in front. */
+/* A copy of l without entry skip (-1: none), with first (if any) in front. */
 static struct trig_list *list_copy(const struct trig_list *l, int skip, struct trig *first)
 {
 	unsigned int nr = l ? l->nr : 0, i, n = 0;
@@ -469,6 +538,7 @@ static struct trig_list *list_copy(const struct trig_list *l, int skip, struct t
 			c->t[n++] = l->t[i];
 	}
 	c->nr = n;
+	list_seal(c);
 	return c;
 }
 
@@ -518,7 +588,8 @@ static int add_one(struct slim_event_file *f, const struct parsed *p,
 
 	if (!t)
 		goto fail;
-	*t = (struct trig){ p->cmd, p->count, flt, f->inst->bufs, tf };
+	*t = (struct trig){ p->cmd, p->count, flt, flt && slim_filter_needs_cpu(flt),
+			    f->inst->bufs, tf };
 	/* As the kernel: the spare is allocated now, so that firing never allocates. */
 	if (p->cmd == TRIG_SNAPSHOT && (ret = slim_bufset_snap_alloc(f->inst->bufs)))
 		goto fail;

@@ -15,11 +15,13 @@
  *
  * The fast path covers the common case: the event feeds one instance's
  * buffers, the thread already has its buffer there, the record fits the
- * page being filled and the clock is the cycle counter.  A filter is run
- * on the record at commit, out of line, which then publishes it or rolls
- * the ring back (the kernel's way).  Anything else (no buffer yet, page
- * switch, trigger, several targets, a consumer, a nested event, another
- * clock) goes through slim_event_reserve(), which handles every case.
+ * page being filled and the clock is the cycle counter.  A filter (and
+ * the event file's triggers that have one) is run on the record at
+ * commit, out of line, which then publishes it or rolls the ring back
+ * (the kernel's way).  Anything else (no buffer yet, page switch, a
+ * trigger without a filter, several targets, a consumer, a nested
+ * event, another clock) goes through slim_event_reserve(), which
+ * handles every case.
  */
 #ifndef SLIMTRACE_STATIC_RECORD_H
 #define SLIMTRACE_STATIC_RECORD_H
@@ -84,7 +86,7 @@ struct slim_target;
 	unsigned int nr_buffers;					\
 	unsigned int probe_end;
 
-/* The one target flag the fast path takes: the commit runs the filter. */
+/* The one target flag the fast path takes: the commit asks the library. */
 #define SLIM_ABI_TARGET_FILTERED	1u
 
 struct slim_abi_writer { SLIM_ABI_WRITER };
