@@ -5,6 +5,7 @@
  * readable in the trace file and in a recording.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,56 @@ static void test_record_across_dlclose(void)
 	free(err);
 }
 
+/*
+ * A filter naming a function is compiled under the event mutex and asks
+ * the dynamic linker for the symbol; a dlopen in another thread holds
+ * the linker's lock while its constructors register events, which takes
+ * the event mutex.  Neither may wait for the other: a hang is a failure
+ * (the watchdog), and every filter write and every open succeeds.
+ */
+static int churn_stop;
+
+static void *churn_filters(void *arg)
+{
+	long *refused = arg;
+
+	while (!__atomic_load_n(&churn_stop, __ATOMIC_RELAXED)) {
+		*refused += slim_ctl_write("events/user_events/fnaddr/filter",
+					   "addr.function == main") != 0;
+		*refused += slim_ctl_write("events/user_events/fnaddr/filter", "0") != 0;
+	}
+	return NULL;
+}
+
+static void test_symbols_while_dlopen(void)
+{
+	struct slim_dynevent *ev = NULL;
+	void (*fire)(int);
+	long refused = 0;
+	int i, opened = 0;
+	pthread_t th;
+	void *h;
+
+	if (!CHECK(slim_dynevent_create("u:fnaddr u64 addr", &ev) == 0))
+		return;
+	check_watchdog("symbols_while_dlopen", 60);
+	__atomic_store_n(&churn_stop, 0, __ATOMIC_RELAXED);
+	CHECK_EQ_INT(pthread_create(&th, NULL, churn_filters, &refused), 0);
+	for (i = 0; i < 300; i++) {
+		h = open_plugin(&fire);
+		opened += h != NULL;
+		if (h)
+			dlclose(h);
+	}
+	__atomic_store_n(&churn_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(th, NULL);
+	alarm(0);
+	CHECK_EQ_INT(opened, 300);
+	CHECK_EQ_INT(refused, 0);
+	slim_dynevent_release(ev);
+	CHECK_EQ_INT(slim_ctl_write("dynamic_events", ""), 0);
+}
+
 int main(void)
 {
 	void (*fire)(int) = NULL;
@@ -211,5 +262,6 @@ int main(void)
 	CHECK_EQ_INT(dlclose(h), 0);
 	test_record_across_dlclose();
 	test_trigger_across_dlclose();
+	test_symbols_while_dlopen();
 	return check_done("dlopen");
 }

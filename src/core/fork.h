@@ -21,6 +21,7 @@ enum slim_fork_order {
 	SLIM_FORK_BUFFERS	= 50,	/* buffer sets, then each buffer's read lock */
 	SLIM_FORK_CMDLINES	= 60,
 	SLIM_FORK_CLOCK		= 70,	/* calibration */
+	SLIM_FORK_SYMBOLS	= 80,	/* the files' symbol tables (core/symbols.c) */
 };
 
 struct slim_fork_hook {

@@ -8,9 +8,11 @@
 #pragma GCC visibility push(hidden)
 
 /*
- * Where the kernel asks kallsyms, user space asks the dynamic linker:
- * the symbols it knows are the dynamic ones (a program's own functions
- * only when it is linked with -rdynamic).
+ * Where the kernel asks kallsyms, user space reads the loaded objects'
+ * symbol tables: the dynamic ones in memory, and the full .symtab of
+ * each object's file when it has one (static functions, a program's own
+ * without -rdynamic).  Never the dynamic linker's dladdr()/dlsym(): see
+ * symbols.c.
  */
 struct slim_symbol {
 	const char *name;
@@ -26,7 +28,7 @@ int slim_symbol_named(const char *name, struct slim_symbol *sym);
 
 struct slim_seq;
 /*
- * The functions the dynamic linker knows, of every loaded object, as
+ * The functions known, of every loaded object, as
  * the kernel's /proc/kallsyms lines ("ADDR T NAME [OBJECT]"), for a
  * trace.dat's kallsyms section: what slim_symbol_at() finds, a reader
  * of the file finds.  Allocates; not for the record path.

@@ -33,6 +33,18 @@
 #include "filter/filter.h"
 #include "trigger/trigger.h"
 
+/*
+ * The record path's functions between a probe and a callback or a
+ * trigger, in a section of their own, so that a stack taken there (the
+ * stacktrace trigger, src/trigger/user_stack.c) can tell where the
+ * library's frames end, the library linked into the program included:
+ * the linker's __start_/__stop_slim_deliver bound it.  The exported
+ * commits are in it too: they are the frames right above the probe.
+ * (A function with a section of its own is not split into a .cold part
+ * elsewhere.)
+ */
+#define SLIM_IN_DELIVER	__attribute__((section("slim_deliver")))
+
 #define SCRATCH_LEVELS	4
 #define SCRATCH_SIZE	((SCRATCH_LEVELS + 1) * SLIM_RB_PAGE_SIZE)
 
@@ -270,13 +282,7 @@ static SLIM_COLD int filter_rejects(struct slim_reserve *r, struct slim_target *
 	return !slim_filter_match(f, r->rec, r->len, &ctx);
 }
 
-/*
- * In a section of its own, so that a stack taken in a callback or a
- * trigger (the stacktrace trigger, src/trigger/user_stack.c) can tell
- * where the library's frames end, the library linked into the program
- * included: the linker's __start_/__stop_slim_deliver bound it.
- */
-static SLIM_COLD __attribute__((section("slim_deliver")))
+static SLIM_COLD SLIM_IN_DELIVER
 void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
 {
 	if (pass) {
@@ -295,7 +301,7 @@ void deliver(struct slim_reserve *r, struct slim_target *t, int pass)
  * file is soft-disabled, or, built in the scratch page, dropped; then
  * the post trigger (stacktrace) runs, so that its record follows.
  */
-static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
+static SLIM_COLD __attribute__((noinline)) SLIM_IN_DELIVER
 void commit_triggered(struct slim_reserve *r, struct slim_target *t)
 {
 	struct slim_buffer *b = r->buffer;
@@ -343,7 +349,7 @@ static inline __attribute__((always_inline)) void commit(struct slim_reserve *r)
 	slim_rb_commit(r->rb);
 }
 
-SLIM_EXPORT void slim_event_commit(struct slim_reserve *r)
+SLIM_EXPORT SLIM_IN_DELIVER void slim_event_commit(struct slim_reserve *r)
 {
 	commit(r);
 }
@@ -372,7 +378,7 @@ fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *
  * reserve (its file now leaves the fast path) runs here, after the
  * commit, once.
  */
-static SLIM_COLD __attribute__((noinline, section("slim_deliver")))
+static SLIM_COLD __attribute__((noinline)) SLIM_IN_DELIVER
 void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
 {
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
@@ -398,7 +404,7 @@ void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
  */
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w) == 0, "ABI: a ring starts with its writer");
 
-SLIM_EXPORT void slim_record_commit_filtered(struct slim_abi_writer *aw)
+SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
 {
 	struct slim_rb *rb = (struct slim_rb *)aw;
 	struct slim_target *t = rb->w.resv_target;
@@ -422,7 +428,7 @@ static SLIM_COLD __attribute__((noinline)) void *reserve_more(struct slim_reserv
 	return reserve_next(r);
 }
 
-SLIM_EXPORT void *slim_event_commit_next(struct slim_reserve *r)
+SLIM_EXPORT SLIM_IN_DELIVER void *slim_event_commit_next(struct slim_reserve *r)
 {
 	commit(r);
 	if (slim_likely(r->next >= r->end))

@@ -165,20 +165,28 @@ static int own(uintptr_t ip)
 }
 
 /*
- * The first frame that is the program's: after the one that called
- * deliver(), the library's exported commit (deliver is noinline, and
- * what inlines it calls it directly); failing that, the first outside
- * the library when it is a shared object of its own.
+ * The first frame that is the program's: the one after the record
+ * path's (src/events/emit.c puts them, the exported commits included,
+ * in the slim_deliver section), i.e. the probe in the program; failing
+ * that, the first outside the library when it is a shared object of
+ * its own.
  */
+static int in_deliver(const void *ip)
+{
+	return (uintptr_t)ip >= (uintptr_t)__start_slim_deliver &&
+	       (uintptr_t)ip < (uintptr_t)__stop_slim_deliver;
+}
+
 static int first_caller(void *const *ips, int n)
 {
 	int i;
 
-	for (i = 1; i < n; i++) {
-		uintptr_t ip = (uintptr_t)ips[i];
-
-		if (ip >= (uintptr_t)__start_slim_deliver && ip < (uintptr_t)__stop_slim_deliver)
-			return i + 2;
+	for (i = 1; i < n && !in_deliver(ips[i]); i++)
+		;
+	if (i < n) {
+		while (i < n && in_deliver(ips[i]))
+			i++;
+		return i;
 	}
 	for (i = 1; i < n && own((uintptr_t)ips[i]); i++)
 		;
