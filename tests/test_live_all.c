@@ -294,6 +294,62 @@ static void test_fork_late(void)
 	CHECK_EQ_INT(lp_exit_code(target_stop(&d, SIGTERM)), 1000 + SIGTERM);
 }
 
+/*
+ * record -p of one process, which forks while recorded: the child gets
+ * no copy of the client's instance (it is the client's, and the client
+ * knows only the parent), so nothing keeps recording in it after the
+ * detach; the parent's instance goes at the detach as always.
+ */
+static void test_fork_late_one(void)
+{
+	struct target d;
+	struct run r;
+	char line[64], opts[1024], spid[16];
+	const char *tsan = getenv("TSAN_OPTIONS");
+	char *saved = tsan ? strdup(tsan) : NULL;
+	struct pollfd pfd;
+	int child = 0, ret;
+	pid_t rec;
+
+	snprintf(opts, sizeof(opts), "%s%sdie_after_fork=0", saved ? saved : "",
+		 saved ? ":" : "");
+	setenv("TSAN_OPTIONS", opts, 1);
+	ret = target_start(&d, (const char *[]){ "-i", "200", "-L", "800", NULL }, 1);
+	if (saved)
+		setenv("TSAN_OPTIONS", saved, 1);
+	else
+		unsetenv("TSAN_OPTIONS");
+	free(saved);
+	if (!CHECK(ret == 0))
+		return;
+	unlink(FILE_OUT);
+	snprintf(spid, sizeof(spid), "%d", d.pid);
+	rec = cli_start((const char *[]){ "record", "-p", spid, "-e", "live:*", "--duration",
+					 "2", "-o", FILE_OUT, NULL });
+	pfd = (struct pollfd){ fileno(d.out), POLLIN, 0 };
+	if (poll(&pfd, 1, 5000) > 0 && fgets(line, sizeof(line), d.out) &&
+	    !strncmp(line, "pid ", 4))
+		child = atoi(line + 4);
+	CHECK(child > 0 && child != d.pid);
+	cli_wait(rec, &r);
+	if (!CHECK(lp_exit_code(r.status) == 0))
+		fprintf(stderr, "     %s", r.err);
+	CHECK(said(r.err, "recording process %d", d.pid));
+	/* One process: one file, "FILE: N events in ...". */
+	CHECK(strstr(r.err, FILE_OUT ": ") && atol(strstr(r.err, FILE_OUT ": ") +
+						   strlen(FILE_OUT ": ")) > 100);
+	run_free(&r);
+	CHECK(no_instances(d.pid));
+	if (CHILD_NO_ENDPOINT)
+		printf("NOTE live_all: built with ASan or TSan, a fork child has no endpoint: "
+		       "its instances are not looked at\n");
+	else if (child > 0)
+		CHECK(no_instances(child));
+	if (child > 0)
+		kill(child, SIGKILL);
+	CHECK_EQ_INT(lp_exit_code(target_stop(&d, SIGTERM)), 1000 + SIGTERM);
+}
+
 /* Ctrl-C ends it as --duration does. */
 static void test_interrupt(void)
 {
@@ -394,6 +450,7 @@ int main(void)
 	test_none();
 	test_all();
 	test_fork_late();
+	test_fork_late_one();
 	test_interrupt();
 	test_busy();
 	unlink(FILE_OUT);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <slimtrace/ctl.h>
 #include "live/conn.h"
 
@@ -28,13 +29,61 @@ void live_conn_init(struct live_conn *c, int server_pid)
 	c->server_pid = server_pid;
 }
 
+static void made_forget_all(struct live_conn *c)
+{
+	while (c->nr_made)
+		free(c->made[--c->nr_made]);
+	free(c->made);
+	c->made = NULL;
+}
+
 void live_conn_free(struct live_conn *c)
 {
 	free(c->in.data);
 	free(c->out.data);
 	slim_ctl_close(c->stream);
 	free(c->stream_path);
+	made_forget_all(c);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Out of memory: the directory stays in a fork child, as before this list. */
+static void made_add(struct live_conn *c, const char *path)
+{
+	char **m = realloc(c->made, (c->nr_made + 1) * sizeof(*m));
+
+	if (!m)
+		return;
+	c->made = m;
+	if ((m[c->nr_made] = strdup(path)))
+		c->nr_made++;
+}
+
+static void made_del(struct live_conn *c, const char *path)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_made; i++) {
+		if (strcmp(c->made[i], path))
+			continue;
+		free(c->made[i]);
+		c->made[i] = c->made[--c->nr_made];
+		return;
+	}
+}
+
+void live_conn_drop_made(struct live_conn *c)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = c->nr_made; i-- > 0;) {
+		ret = slim_ctl_rmdir(c->made[i]);
+		if (ret && ret != -ENOENT)
+			fprintf(stderr, "slimtrace: pid %d: %s, a client's, stays in this fork "
+				"child: %s\n", (int)getpid(), c->made[i], strerror(-ret));
+	}
+	made_forget_all(c);
 }
 
 /* ---- buffers --------------------------------------------------------------- */
@@ -332,10 +381,15 @@ static void do_dir(struct live_conn *c, uint32_t seq, uint16_t op, const char *p
 	char *before = last_error(path);
 	int ret = op == SLIM_LIVE_MKDIR ? slim_ctl_mkdir(path) : slim_ctl_rmdir(path);
 
-	if (ret)
+	if (ret) {
 		done_err(c, seq, ret, path, before);
-	else
+	} else {
+		if (op == SLIM_LIVE_MKDIR)
+			made_add(c, path);
+		else
+			made_del(c, path);
 		done(c, seq, 0, NULL);
+	}
 	free(before);
 }
 

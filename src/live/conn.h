@@ -38,10 +38,20 @@ struct live_conn {
 	char *stream_path;
 	uint32_t stream_seq;
 	int stream_hot;		/* the last read found records */
+	/* The directories (instances) this client made and has not removed. */
+	char **made;
+	unsigned int nr_made;
 };
 
 void live_conn_init(struct live_conn *c, int server_pid);
 void live_conn_free(struct live_conn *c);
+
+/*
+ * A fork child: the directories the client made are the client's, and
+ * the client is the parent's, so they are removed from the child (as
+ * slim_ctl_rmdir; one that cannot be is said on stderr).
+ */
+void live_conn_drop_made(struct live_conn *c);
 
 /*
  * Room for up to n more received bytes at the end of c->in (returned;

@@ -521,8 +521,13 @@ static void fork_parent(void)
  */
 static void fork_child(void)
 {
+	int i;
+
 	pthread_mutex_unlock(&ep.lock);
 	__atomic_store_n(&ep.path_set, 0, __ATOMIC_RELEASE);
+	/* A connected client's instances are its own: the child has no client. */
+	for (i = 0; i < ep.nr_clients; i++)
+		live_conn_drop_made(&ep.clients[i].c);
 	close_all();
 	if (ep.running && !CHILD_NO_THREAD)
 		start();
