@@ -110,7 +110,7 @@
 		struct slim_record_room __room;				\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
-		__room = __slim_record_fast(__ev, __size);		\
+		__room = __slim_record_fast(__ev, slim_record_esize(__size));		\
 		if (slim_likely(__room.rec != NULL)) {			\
 			__entry = (struct slim_entry_##name *)__room.rec; \
 			tstruct						\

@@ -64,12 +64,24 @@ struct slim_target;
 	struct slim_rb *rb;		/* RCU: a resize replaces it */	\
 	int32_t tid;			/* its writer: common_pid */
 
-/* The start of struct slim_bufset: one instance's buffers. */
+/*
+ * The start of struct slim_bufset: one instance's buffers.  fast is the
+ * one word the fast path compares with the thread's slot: the set's gen
+ * while tracing is on and its clock reads the cycle counter, gen with
+ * SLIM_ABI_FAST_OFF and/or SLIM_ABI_FAST_CLOCK set otherwise, which no
+ * slot holds, so the slow path (which checks each itself) runs.
+ */
 #define SLIM_ABI_BUFSET							\
-	int tracing_on;							\
-	int clock;			/* enum slim_clock_id */	\
+	uint32_t fast;			/* gen, or gen | the bits below */ \
+	uint32_t gen;			/* tells a reused slot apart */	\
 	unsigned int slot;		/* in each thread's table */	\
-	uint32_t gen;			/* tells a reused slot apart */
+	int clock;			/* enum slim_clock_id */
+
+/* In slim_bufset.fast: tracing_on is 0; the clock is not the counter. */
+#define SLIM_ABI_FAST_OFF	0x80000000u
+#define SLIM_ABI_FAST_CLOCK	0x40000000u
+/* Gens stay below both bits. */
+#define SLIM_ABI_GEN_MAX	(SLIM_ABI_FAST_CLOCK - 1)
 
 /* The start of struct slim_target: where an event's records go. */
 #define SLIM_ABI_TARGET							\
@@ -80,7 +92,8 @@ struct slim_target;
 
 /* The start of struct slim_targets: what an event feeds (RCU). */
 #define SLIM_ABI_TARGETS						\
-	/* Its only target, when that is an instance's buffers. */	\
+	/* Its only target, when that is an instance's buffers; else	\
+	 * one whose flags have SLIM_ABI_TARGET_SLOW (never NULL). */	\
 	struct slim_target *fast;					\
 	unsigned int nr;						\
 	unsigned int nr_buffers;					\
@@ -88,6 +101,8 @@ struct slim_target;
 
 /* The one target flag the fast path takes: the commit asks the library. */
 #define SLIM_ABI_TARGET_FILTERED	1u
+/* The flags of the target fast points to when there is no fast target. */
+#define SLIM_ABI_TARGET_SLOW		0x80000000u
 
 struct slim_abi_writer { SLIM_ABI_WRITER };
 struct slim_abi_buffer { SLIM_ABI_BUFFER };
@@ -106,13 +121,17 @@ struct slim_abi_page {
 
 struct slim_thread_slot {
 	struct slim_buffer *b;
-	uint32_t gen;
+	uint32_t gen;			/* its set's gen; 0: none */
 };
 
 struct slim_thread {
 	struct slim_thread_slot slot[SLIM_MAX_BUFSETS];
 };
 
+/*
+ * Never NULL: a thread that has no buffer yet points to an empty table
+ * (every gen 0), which sends it to the slow path like any stale slot.
+ */
 extern SLIM_EXPORT __thread struct slim_thread *slim_thread_self
 	__attribute__((__tls_model__("initial-exec")));
 
@@ -121,7 +140,7 @@ extern SLIM_EXPORT __thread struct slim_thread *slim_thread_self
 extern SLIM_EXPORT int slim_clock_srcs[];
 
 #if defined(__x86_64__)
-# define SLIM_ABI_FAST_CLOCK 1
+# define SLIM_ABI_HAVE_CYCLES 1
 static inline uint64_t slim_abi_cycles(void)
 {
 	uint32_t lo, hi;
@@ -130,7 +149,7 @@ static inline uint64_t slim_abi_cycles(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 #elif defined(__aarch64__)
-# define SLIM_ABI_FAST_CLOCK 1
+# define SLIM_ABI_HAVE_CYCLES 1
 static inline uint64_t slim_abi_cycles(void)
 {
 	uint64_t v;
@@ -139,7 +158,7 @@ static inline uint64_t slim_abi_cycles(void)
 	return v;
 }
 #else
-# define SLIM_ABI_FAST_CLOCK 0
+# define SLIM_ABI_HAVE_CYCLES 0
 static inline uint64_t slim_abi_cycles(void)
 {
 	return 0;
@@ -156,25 +175,37 @@ struct slim_record_room {
 #define SLIM_RECORD_SLOW	((struct slim_abi_writer *)1)
 
 /*
- * The fast path's room for a record of size bytes, common header
- * filled, and the ring's writer for slim_record_next().  No rec and no
- * writer: nothing to record (no target); no rec and SLIM_RECORD_SLOW:
- * only slim_event_reserve() can say.
+ * What slim_record_fast() takes: a record of size bytes (its common
+ * header included, so at least 8) as the ring stores it, header and
+ * padding included; 64 bits, so that no size wraps past the page's room.
+ * A size of 0 is the probe's "too large" (slim_event_reserve() counts it
+ * lost): a value no page has room for.  A constant for a class without
+ * dynamic fields.
+ */
+#define SLIM_ABI_ESIZE_NONE	((uint64_t)1 << 33)
+#define slim_record_esize(size)						\
+	((size) ? SLIM_ABI_EVENT_HDR + (((uint64_t)(size) + 7) & ~(uint64_t)7) \
+		: SLIM_ABI_ESIZE_NONE)
+
+/*
+ * The fast path's room for a record of esize bytes (slim_record_esize()),
+ * common header filled, and the ring's writer for slim_record_commit().
+ * No rec and no writer: nothing to record (no target); no rec and
+ * SLIM_RECORD_SLOW: only slim_event_reserve() can say.
  */
 static inline __attribute__((__always_inline__)) struct slim_record_room
-slim_record_fast(struct slim_event *ev, unsigned int size)
+slim_record_fast(struct slim_event *ev, uint64_t esize)
 {
 	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
 	const struct slim_abi_targets *ts;
 	struct slim_target *tgt;
 	const struct slim_abi_target *t;
 	const struct slim_abi_bufset *bs;
-	const struct slim_thread *th;
 	const struct slim_thread_slot *s;
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
 	struct slim_trace_entry *ent;
-	uint32_t off, esize, *e;
+	uint32_t off, *e;
 	uint64_t now, delta;
 	unsigned int fl;
 
@@ -183,24 +214,17 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 		return none;
 	tgt = ts->fast;
 	t = (const struct slim_abi_target *)tgt;
-	if (slim_unlikely(!t))
-		return slow;
 	fl = SLIM_READ_ONCE(t->flags);
-	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_FAST_CLOCK ||
-			  size - 1 >= SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR))
+	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
 		return slow;
 	bs = (const struct slim_abi_bufset *)t->bufs;
-	th = slim_thread_self;
-	if (slim_unlikely(!th))
-		return slow;
-	s = &th->slot[bs->slot];
-	if (slim_unlikely(s->gen != bs->gen || !SLIM_READ_ONCE(bs->tracing_on)))
+	s = &slim_thread_self->slot[bs->slot];
+	/* One compare: this set's slot, tracing on, the counter's clock. */
+	if (slim_unlikely(s->gen != __atomic_load_n(&bs->fast, __ATOMIC_RELAXED)))
 		return slow;
 	b = (const struct slim_abi_buffer *)s->b;
 	w = (struct slim_abi_writer *)slim_load_acquire(&b->rb);
-	if (slim_unlikely(w->busy ||
-			  __atomic_load_n(&slim_clock_srcs[bs->clock], __ATOMIC_RELAXED) !=
-			  SLIM_ABI_CLOCK_COUNTER))
+	if (slim_unlikely(w->busy))
 		return slow;
 	w->busy = 1;
 	/* A signal handler that records must see busy before any state. */
@@ -212,7 +236,6 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 		w->resv_target = tgt;
 		w->resv_off = off;
 	}
-	esize = SLIM_ABI_EVENT_HDR + ((size + 7) & ~7u);
 	delta = now - w->ts;	/* a clock going back wraps: slow path */
 	if (slim_unlikely(delta > SLIM_ABI_DELTA_MAX || off + esize > w->limit)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -226,8 +249,8 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 #else
 	e[0] = (uint32_t)delta << 5;
 #endif
-	e[1] = esize - 4;		/* which counts itself */
-	w->off = off + esize;
+	e[1] = (uint32_t)esize - 4;	/* which counts itself */
+	w->off = off + (uint32_t)esize;
 	w->ts = now;
 	ent = (struct slim_trace_entry *)(e + 2);
 	ent->type = (uint16_t)ev->event.type;
@@ -238,28 +261,6 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
 	slow.w = (struct slim_abi_writer *)((uintptr_t)w | fl);
 	return slow;
-}
-
-/*
- * Room for a record of size bytes (common header filled), or NULL.  On
- * the fast path *wp is the ring's writer, for slim_record_next();
- * otherwise *wp is NULL and r went to slim_event_reserve().  fast is
- * slim_record_fast() or a function that calls it.  Only from a probe,
- * inside the tracepoint's read-side section.
- */
-#define slim_record_begin(wp, r, ev, size, fast)			\
-	slim_record_begin_1(wp, r, ev, size, fast(ev, size))
-
-static inline __attribute__((__always_inline__)) void *
-slim_record_begin_1(struct slim_abi_writer **wp, struct slim_reserve *r,
-		    struct slim_event *ev, unsigned int size,
-		    struct slim_record_room room)
-{
-	*wp = room.w;
-	if (slim_likely(room.rec != NULL) || !room.w)
-		return room.rec;
-	*wp = NULL;
-	return slim_event_reserve(r, ev, size);
 }
 
 /* A filtered target's commit: its filter decides (static/record.h). */
@@ -282,14 +283,6 @@ slim_record_commit(struct slim_abi_writer *w)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
-
-/*
- * Commit what slim_record_begin() reserved; then the next target's room,
- * or NULL when done.  commit is slim_record_commit() or a function that
- * calls it.
- */
-#define slim_record_next(w, r, commit)					\
-	((w) ? (commit(w), (void *)0) : slim_event_commit_next(r))
 
 SLIM_END_DECLS
 
