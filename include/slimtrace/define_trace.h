@@ -75,7 +75,7 @@ __SLIM_ERROR(__SLIM_NOT_FOUND(TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h))
 #ifndef __SLIM_RECORD_FAST_DEFINED
 #define __SLIM_RECORD_FAST_DEFINED
 static __attribute__((__noinline__, __unused__)) struct slim_record_room
-__slim_record_fast(struct slim_event *ev, uint64_t esize)
+__slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
 	return slim_record_fast(ev, esize);
 }

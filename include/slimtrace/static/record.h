@@ -177,15 +177,16 @@ struct slim_record_room {
 /*
  * What slim_record_fast() takes: a record of size bytes (its common
  * header included, so at least 8) as the ring stores it, header and
- * padding included; 64 bits, so that no size wraps past the page's room.
- * A size of 0 is the probe's "too large" (slim_event_reserve() counts it
- * lost): a value no page has room for.  A constant for a class without
- * dynamic fields.
+ * padding included.  A size that no page holds (0 is the probe's "too
+ * large", which slim_event_reserve() counts lost) becomes
+ * SLIM_ABI_ESIZE_NONE, larger than any page's room, small enough that
+ * off + esize never wraps.  A constant for a class without dynamic
+ * fields.
  */
-#define SLIM_ABI_ESIZE_NONE	((uint64_t)1 << 33)
+#define SLIM_ABI_ESIZE_NONE	0x10000u
 #define slim_record_esize(size)						\
-	((size) ? SLIM_ABI_EVENT_HDR + (((uint64_t)(size) + 7) & ~(uint64_t)7) \
-		: SLIM_ABI_ESIZE_NONE)
+	((unsigned int)(size) - 1 < SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR ? \
+	 SLIM_ABI_EVENT_HDR + (((unsigned int)(size) + 7) & ~7u) : SLIM_ABI_ESIZE_NONE)
 
 /*
  * The fast path's room for a record of esize bytes (slim_record_esize()),
@@ -194,7 +195,7 @@ struct slim_record_room {
  * SLIM_RECORD_SLOW: only slim_event_reserve() can say.
  */
 static inline __attribute__((__always_inline__)) struct slim_record_room
-slim_record_fast(struct slim_event *ev, uint64_t esize)
+slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
 	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
 	const struct slim_abi_targets *ts;
@@ -205,7 +206,7 @@ slim_record_fast(struct slim_event *ev, uint64_t esize)
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
 	struct slim_trace_entry *ent;
-	uint32_t off, *e;
+	uint32_t off, hdr, *e;
 	uint64_t now, delta;
 	unsigned int fl;
 
@@ -249,13 +250,16 @@ slim_record_fast(struct slim_event *ev, uint64_t esize)
 #else
 	e[0] = (uint32_t)delta << 5;
 #endif
-	e[1] = (uint32_t)esize - 4;	/* which counts itself */
-	w->off = off + (uint32_t)esize;
+	e[1] = esize - 4;		/* which counts itself */
+	w->off = off + esize;
 	w->ts = now;
 	ent = (struct slim_trace_entry *)(e + 2);
-	ent->type = (uint16_t)ev->event.type;
-	ent->flags = 0;
-	ent->preempt_count = 0;
+	/* type, flags 0, preempt_count 0: one store. */
+	hdr = (uint16_t)ev->event.type;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	hdr <<= 16;
+#endif
+	__builtin_memcpy(ent, &hdr, sizeof(hdr));
 	ent->pid = b->tid;
 	slow.rec = ent;
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
