@@ -249,13 +249,11 @@
 	}
 
 /*
- * The common case: one probe, with data (an event's class probe).  A
- * probe array is never empty (NULL stands for none), so p[1] exists.
- * tp comes last, where the probe's data goes: the arguments are then
- * already in the probe's registers.
+ * The common case: one probe, with data (an event's class probe), which
+ * the library marks.  tp comes last, where the probe's data goes: the
+ * arguments are then already in the probe's registers.
  */
-#define __SLIM_ONE_DATA_PROBE(p)					\
-	((p) && (p)->kind == SLIM_PROBE_DATA && !(p)[1].func)
+#define __SLIM_ONE_DATA_PROBE(p)	((p) && (p)->only)
 
 /* Calls each probe of the array p, each through its own type. */
 #define __SLIM_PROBE_LOOP(p, proto, args)				\

@@ -101,8 +101,8 @@ static inline int slim_rcu_read_lock_fast(unsigned long *token)
 
 	if (slim_unlikely(c & (SLIM_RCU_INSIDE | SLIM_RCU_SLOW)))
 		return 0;
-	/* As in slim_rcu_read_lock(). */
-	__atomic_store_n(&r->ctr, c | SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
+	/* As in slim_rcu_read_lock(); the bit is clear, so + is |. */
+	__atomic_store_n(&r->ctr, c + SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	*token = c;
 	return 1;
