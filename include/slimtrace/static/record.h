@@ -165,14 +165,16 @@ static inline uint64_t slim_abi_cycles(void)
 }
 #endif
 
-/* What slim_record_fast() returns: two registers. */
+/*
+ * What slim_record_fast() returns: two registers.  With rec, w is the
+ * ring's writer (tagged, for slim_record_commit()); without, w is NULL
+ * (nothing to record) or the event again, for slim_event_reserve(), so
+ * that the probe need not keep it across the call.
+ */
 struct slim_record_room {
 	void *rec;
-	struct slim_abi_writer *w;
+	void *w;
 };
-
-/* The writer slim_record_fast() gives when the slow path must run. */
-#define SLIM_RECORD_SLOW	((struct slim_abi_writer *)1)
 
 /*
  * What slim_record_fast() takes: a record of size bytes (its common
@@ -191,13 +193,13 @@ struct slim_record_room {
 /*
  * The fast path's room for a record of esize bytes (slim_record_esize()),
  * common header filled, and the ring's writer for slim_record_commit().
- * No rec and no writer: nothing to record (no target); no rec and
- * SLIM_RECORD_SLOW: only slim_event_reserve() can say.
+ * No rec and no w: nothing to record (no target); no rec and w (the
+ * event): only slim_event_reserve() can say.
  */
 static inline __attribute__((__always_inline__)) struct slim_record_room
 slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
-	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
+	struct slim_record_room none = { NULL, NULL }, slow = { NULL, ev };
 	const struct slim_abi_targets *ts;
 	struct slim_target *tgt;
 	const struct slim_abi_target *t;
@@ -263,7 +265,7 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	ent->pid = b->tid;
 	slow.rec = ent;
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
-	slow.w = (struct slim_abi_writer *)((uintptr_t)w | fl);
+	slow.w = (void *)((uintptr_t)w | fl);
 	return slow;
 }
 
