@@ -204,6 +204,8 @@ static void fork_lock(void)
 	unsigned int i;
 
 	pthread_mutex_lock(&slots_lock);
+	/* No child inherits it held (a clock change in another thread). */
+	pthread_mutex_lock(&clock_bit_lock);
 	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
 		if (!slots[i])
 			continue;
@@ -225,6 +227,7 @@ static void fork_unlock(void)
 		snap_unlock(slots[i]);
 		pthread_mutex_unlock(&slots[i]->lock);
 	}
+	pthread_mutex_unlock(&clock_bit_lock);
 	pthread_mutex_unlock(&slots_lock);
 }
 
