@@ -3,8 +3,9 @@
  * ABI — the record fast path, compiled into every program that defines
  * events.
  *
- * The class probe that stage 7 generates calls slim_record_begin() and
- * slim_record_next() below, so this code and the layouts it reads are
+ * The class probe that stage 7 generates calls slim_record_fast() and
+ * slim_record_commit() below (through one out-of-line copy of each per
+ * file, define_trace.h), so this code and the layouts it reads are
  * copied into users' objects: they are frozen by the shared library's
  * soname.  Changing a layout, a constant, or what the fast path
  * concludes from them needs SLIM_ABI_VERSION (and the soname) bumped.
@@ -14,10 +15,11 @@
  * path with no call into the library.
  *
  * The fast path covers the common case: the event feeds one instance's
- * buffers, the thread already has its buffer there, the record fits the
- * page being filled and the clock is the cycle counter.  A filter (and
- * the event file's triggers that have one) is run on the record at
- * commit, out of line, which then publishes it or rolls the ring back
+ * buffers, the thread already has its buffer there, tracing is on, the
+ * record fits the page being filled and the clock is the cycle counter;
+ * the second, third and last are one compare (the buffer set's fast
+ * word).  A filter (and the event file's triggers that have one) is run
+ * on the record at commit, out of line, which then publishes it or rolls the ring back
  * (the kernel's way).  Anything else (no buffer yet, page switch, a
  * trigger without a filter, several targets, a consumer, a nested
  * event, another clock) goes through slim_event_reserve(), which
@@ -135,7 +137,10 @@ struct slim_thread {
 extern SLIM_EXPORT __thread struct slim_thread *slim_thread_self
 	__attribute__((__tls_model__("initial-exec")));
 
-/* What each clock reads: a POSIX clock id, or -1 for the cycle counter. */
+/*
+ * What each clock reads: a POSIX clock id, or -1 for the cycle counter.
+ * The library's (the fast path reads the fast word's clock bit instead).
+ */
 #define SLIM_ABI_CLOCK_COUNTER	(-1)
 extern SLIM_EXPORT int slim_clock_srcs[];
 
