@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <slimtrace/ctl.h>
 #include "buffers/buffer.h"
+#include "core/clock.h"
 #include "check.h"
 #include "sample_events.h"
 
@@ -260,6 +261,29 @@ static void test_slow_cases(void)
 	wr("trace_clock", "mono");
 	wr("trace", "");
 	CHECK(fire(200) <= 30);
+
+	/* One word says all three: the slot's gen, tracing_on, the clock. */
+	CHECK_EQ_INT(SLIM_READ_ONCE(slim_bufset_top.fast), slim_bufset_top.gen);
+	wr("tracing_on", "0");
+	CHECK(SLIM_READ_ONCE(slim_bufset_top.fast) & SLIM_ABI_FAST_OFF);
+	CHECK_EQ_STR(rd("tracing_on"), "0\n");
+	wr("tracing_on", "1");
+	CHECK_EQ_INT(SLIM_READ_ONCE(slim_bufset_top.fast), slim_bufset_top.gen);
+	wr("trace_clock", "mono_raw");
+	CHECK(SLIM_READ_ONCE(slim_bufset_top.fast) & SLIM_ABI_FAST_CLOCK);
+	wr("trace_clock", "mono");
+	/* mono leaves the counter: every set's clock bit follows. */
+	if (slim_clock_mono_is_tsc()) {
+		CHECK_EQ_INT(slim_clock_mono_use_tsc(0), 0);
+		CHECK(SLIM_READ_ONCE(slim_bufset_top.fast) & SLIM_ABI_FAST_CLOCK);
+		w0 = written_top();
+		CHECK_EQ_INT(fire(100), 100);
+		CHECK_EQ_INT(written_top() - w0, 100);
+		CHECK_EQ_INT(slim_clock_mono_use_tsc(1), 0);
+		CHECK_EQ_INT(SLIM_READ_ONCE(slim_bufset_top.fast), slim_bufset_top.gen);
+		wr("trace", "");
+		CHECK(fire(200) <= 30);
+	}
 }
 
 /* ---- a signal handler's events land in the middle of the fast path ---- */

@@ -75,9 +75,9 @@ __SLIM_ERROR(__SLIM_NOT_FOUND(TRACE_INCLUDE_PATH/TRACE_INCLUDE_FILE.h))
 #ifndef __SLIM_RECORD_FAST_DEFINED
 #define __SLIM_RECORD_FAST_DEFINED
 static __attribute__((__noinline__, __unused__)) struct slim_record_room
-__slim_record_fast(struct slim_event *ev, unsigned int size)
+__slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
-	return slim_record_fast(ev, size);
+	return slim_record_fast(ev, esize);
 }
 
 static __attribute__((__noinline__, __unused__)) void

@@ -53,7 +53,7 @@
 		__SLIM_TP_TEST(tp, slim_call);				\
 		break;							\
 	slim_call:							\
-		iter(tp, args);						\
+		iter(args, tp);						\
 	} while (0)
 
 /* TRACE_EVENT_CONDITION: the condition is evaluated only when enabled. */
@@ -63,7 +63,7 @@
 		break;							\
 	slim_call:							\
 		if (cond)						\
-			iter(tp, args);					\
+			iter(args, tp);					\
 	} while (0)
 
 #define __SLIM_TRACE_CALL_NOARGS(tp, iter)				\
@@ -131,7 +131,7 @@
 #define __SLIM_DECLARE_TRACE(name, proto, args)				\
 	SLIM_EXTERN SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name; \
 	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
-	void __slim_iter_tp_##name(struct slim_tracepoint *tp, proto);	\
+	void __slim_iter_tp_##name(proto, struct slim_tracepoint *tp);	\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
 	static inline void trace_##name(proto)				\
 	{								\
@@ -146,7 +146,7 @@
 #define __SLIM_DECLARE_TRACE_COND(name, proto, args, cond)		\
 	SLIM_EXTERN SLIM_HIDDEN struct slim_tracepoint __tracepoint_##name; \
 	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
-	void __slim_iter_tp_##name(struct slim_tracepoint *tp, proto);	\
+	void __slim_iter_tp_##name(proto, struct slim_tracepoint *tp);	\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args));		\
 	static inline void trace_##name(proto)				\
 	{								\
@@ -206,7 +206,7 @@
 	SLIM_EXTERN SLIM_HIDDEN						\
 	const struct slim_event_class *slim_class_##name(void);		\
 	SLIM_EXTERN SLIM_HIDDEN __SLIM_ITER_COLD			\
-	void __slim_iter_##name(struct slim_tracepoint *tp, proto);	\
+	void __slim_iter_##name(proto, struct slim_tracepoint *tp);	\
 	__SLIM_CHECK_ARITY(name, PARAMS(proto), PARAMS(args))
 
 /* Ends a macro's expansion with a declaration the user's ';' closes. */
@@ -218,7 +218,8 @@
  * replaced stays valid until every caller is done with it.
  */
 #define __SLIM_DEFINE_ITER(iter, proto, args)				\
-	SLIM_HIDDEN void iter(struct slim_tracepoint *__slim_tp, proto)	\
+	static __attribute__((__noinline__, __cold__)) void		\
+	iter##_all(proto, struct slim_tracepoint *__slim_tp)		\
 	{								\
 		const struct slim_probe *__slim_p;			\
 		unsigned long __slim_tok;				\
@@ -227,7 +228,32 @@
 		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
 		__SLIM_PROBE_LOOP(__slim_p, PARAMS(proto), PARAMS(args)) \
 		slim_rcu_read_unlock(__slim_tok);			\
+	}								\
+	SLIM_HIDDEN void iter(proto, struct slim_tracepoint *__slim_tp)	\
+	{								\
+		const struct slim_probe *__slim_p;			\
+		unsigned long __slim_tok;				\
+									\
+		if (slim_unlikely(!slim_rcu_read_lock_fast(&__slim_tok))) { \
+			iter##_all(args, __slim_tp);			\
+			return;						\
+		}							\
+		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
+		if (slim_unlikely(!__SLIM_ONE_DATA_PROBE(__slim_p))) {	\
+			slim_rcu_read_unlock_fast(__slim_tok);		\
+			iter##_all(args, __slim_tp);			\
+			return;						\
+		}							\
+		((void (*)(proto, void *))__slim_p->func)(args, __slim_p->data); \
+		slim_rcu_read_unlock_fast(__slim_tok);			\
 	}
+
+/*
+ * The common case: one probe, with data (an event's class probe), which
+ * the library marks.  tp comes last, where the probe's data goes: the
+ * arguments are then already in the probe's registers.
+ */
+#define __SLIM_ONE_DATA_PROBE(p)	((p) && (p)->only)
 
 /* Calls each probe of the array p, each through its own type. */
 #define __SLIM_PROBE_LOOP(p, proto, args)				\

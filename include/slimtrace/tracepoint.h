@@ -45,6 +45,12 @@ struct slim_probe {
 	slim_probe_func func;	/* NULL ends the array */
 	void *data;
 	int kind;		/* enum slim_probe_kind */
+	/*
+	 * Set by the library on the first entry of an array that holds one
+	 * SLIM_PROBE_DATA probe: the iterators' one test for their inline
+	 * case (dialect.h).
+	 */
+	int only;
 };
 
 struct slim_tracepoint {

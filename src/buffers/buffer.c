@@ -33,12 +33,14 @@
 #include "core/clock.h"
 #include "core/fork.h"
 
+struct slim_thread slim_thread_none;
 __thread struct slim_thread *slim_thread_self
-	__attribute__((tls_model("initial-exec")));
+	__attribute__((tls_model("initial-exec"))) = &slim_thread_none;
 __thread int slim_gate_depth __attribute__((tls_model("initial-exec")));
 
 struct slim_bufset slim_bufset_top = {
-	.tracing_on = 1,
+	/* The clock bit until clock_sync() has seen the clock's source. */
+	.fast = 1 | SLIM_ABI_FAST_CLOCK,
 	.clock = SLIM_CLOCK_MONO,
 	.slot = 0,
 	.gen = 1,
@@ -53,6 +55,41 @@ static struct slim_bufset *slots[SLIM_MAX_BUFSETS] = { &slim_bufset_top };
 static uint32_t next_gen = 2;
 
 static pthread_key_t exit_key;
+
+/* Orders updates of the fast words' clock bits (after slots_lock). */
+static pthread_mutex_t clock_bit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void clock_bit_update(struct slim_bufset *bs)
+{
+	int id = SLIM_READ_ONCE(bs->clock);
+
+	/* Read under the lock: the last update sees the last change. */
+	if (__atomic_load_n(&slim_clock_srcs[id], __ATOMIC_SEQ_CST) == SLIM_CLOCK_SRC_COUNTER)
+		__atomic_fetch_and(&bs->fast, ~SLIM_ABI_FAST_CLOCK, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_or(&bs->fast, SLIM_ABI_FAST_CLOCK, __ATOMIC_SEQ_CST);
+}
+
+void slim_bufset_clock_sync(struct slim_bufset *bs)
+{
+	pthread_mutex_lock(&clock_bit_lock);
+	clock_bit_update(bs);
+	pthread_mutex_unlock(&clock_bit_lock);
+}
+
+/* slim_clock_srcs changed: every live set's clock bit. */
+static void clock_srcs_changed(void)
+{
+	unsigned int i;
+
+	pthread_mutex_lock(&slots_lock);
+	pthread_mutex_lock(&clock_bit_lock);
+	for (i = 0; i < SLIM_MAX_BUFSETS; i++)
+		if (slots[i])
+			clock_bit_update(slots[i]);
+	pthread_mutex_unlock(&clock_bit_lock);
+	pthread_mutex_unlock(&slots_lock);
+}
 
 /* Inside a section holding a set's lock: a signal handler must not claim. */
 static __thread int in_locked
@@ -148,7 +185,7 @@ static void thread_exit(void *arg)
 	struct slim_thread *t = arg;
 	unsigned int i;
 
-	slim_thread_self = NULL;
+	slim_thread_self = &slim_thread_none;
 	pthread_mutex_lock(&slots_lock);
 	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
 		struct slim_thread_slot *s = &t->slot[i];
@@ -167,6 +204,8 @@ static void fork_lock(void)
 	unsigned int i;
 
 	pthread_mutex_lock(&slots_lock);
+	/* No child inherits it held (a clock change in another thread). */
+	pthread_mutex_lock(&clock_bit_lock);
 	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
 		if (!slots[i])
 			continue;
@@ -188,6 +227,7 @@ static void fork_unlock(void)
 		snap_unlock(slots[i]);
 		pthread_mutex_unlock(&slots[i]->lock);
 	}
+	pthread_mutex_unlock(&clock_bit_lock);
 	pthread_mutex_unlock(&slots_lock);
 }
 
@@ -200,7 +240,7 @@ static void fork_child(void)
 
 	for (i = 0; i < SLIM_MAX_BUFSETS; i++) {
 		for (b = slots[i] ? slots[i]->head : NULL; b; b = b->next) {
-			if (!t || t->slot[i].b != b || t->slot[i].gen != slots[i]->gen)
+			if (t->slot[i].b != b || t->slot[i].gen != slots[i]->gen)
 				b->owned = 0;
 			else
 				b->tid = (int32_t)gettid();
@@ -218,6 +258,8 @@ __attribute__((constructor(101))) static void buffers_init(void)
 {
 	pthread_key_create(&exit_key, thread_exit);
 	slim_fork_hook_add(&fork_hook);
+	slim_clock_srcs_changed = clock_srcs_changed;
+	clock_srcs_changed();
 }
 
 struct slim_bufset *slim_bufset_new(int *err)
@@ -230,19 +272,24 @@ struct slim_bufset *slim_bufset_new(int *err)
 		return NULL;
 	}
 	pthread_mutex_init(&bs->lock, NULL);
-	bs->tracing_on = 1;
 	bs->clock = SLIM_CLOCK_MONO;
 	bs->pages = SLIM_DEFAULT_BUFFER_KB / 4;
 	bs->overwrite = 1;
 	pthread_mutex_lock(&slots_lock);
 	for (i = 1; i < SLIM_MAX_BUFSETS && slots[i]; i++)
 		;
-	if (i < SLIM_MAX_BUFSETS) {
+	if (i < SLIM_MAX_BUFSETS && next_gen <= SLIM_ABI_GEN_MAX) {
 		bs->slot = i;
 		bs->gen = next_gen++;
+		/* Tracing on; the clock bit until clock_sync() below. */
+		bs->fast = bs->gen | SLIM_ABI_FAST_CLOCK;
 		slots[i] = bs;
+	} else {
+		i = SLIM_MAX_BUFSETS;
 	}
 	pthread_mutex_unlock(&slots_lock);
+	if (i < SLIM_MAX_BUFSETS)
+		slim_bufset_clock_sync(bs);
 	if (i == SLIM_MAX_BUFSETS) {
 		free(bs);
 		*err = -ENOSPC;
@@ -318,7 +365,7 @@ SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs)
 	/* A signal handler that interrupted this thread holding bs->lock. */
 	if (in_locked)
 		goto lost;
-	if (!t) {
+	if (t == &slim_thread_none) {
 		t = map(THREAD_MAP);
 		if (!t)
 			goto lost;

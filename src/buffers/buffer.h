@@ -57,7 +57,7 @@ struct slim_buffer {
 };
 
 struct slim_bufset {
-	/* Read by the record path (ABI): tracing_on, clock, slot, gen. */
+	/* Read by the record path (ABI): fast, gen, slot, clock. */
 	SLIM_ABI_BUFSET
 	/* The control side. */
 	pthread_mutex_t lock;		/* claims and list changes */
@@ -72,6 +72,9 @@ struct slim_bufset {
 	int snap_lock;			/* swaps, and changes of the spare (a spin lock) */
 	uint64_t snapshots;		/* taken so far */
 };
+
+/* A thread's table before its first buffer: every gen 0. */
+extern struct slim_thread slim_thread_none;
 
 /* The top level's set: slot 0, never removed. */
 extern struct slim_bufset slim_bufset_top;
@@ -94,12 +97,39 @@ int slim_bufset_set_overwrite(struct slim_bufset *bs, int overwrite);
 SLIM_STATIC_ASSERT(offsetof(struct slim_buffer, rb) == offsetof(struct slim_abi_buffer, rb) &&
 		   offsetof(struct slim_buffer, tid) == offsetof(struct slim_abi_buffer, tid),
 		   "ABI: buffer");
-SLIM_STATIC_ASSERT(offsetof(struct slim_bufset, tracing_on) ==
-		   offsetof(struct slim_abi_bufset, tracing_on) &&
+SLIM_STATIC_ASSERT(offsetof(struct slim_bufset, fast) == offsetof(struct slim_abi_bufset, fast) &&
 		   offsetof(struct slim_bufset, clock) == offsetof(struct slim_abi_bufset, clock) &&
 		   offsetof(struct slim_bufset, slot) == offsetof(struct slim_abi_bufset, slot) &&
 		   offsetof(struct slim_bufset, gen) == offsetof(struct slim_abi_bufset, gen),
 		   "ABI: buffer set");
+
+/*
+ * tracing_on is a bit of the set's fast word (static/record.h), so that
+ * the fast path's one compare covers it; changed with an atomic RMW,
+ * since triggers change it from the record path.
+ */
+static inline int slim_bufset_tracing_on(const struct slim_bufset *bs)
+{
+	return !(__atomic_load_n(&bs->fast, __ATOMIC_RELAXED) & SLIM_ABI_FAST_OFF);
+}
+
+/* Returns the old value. */
+static inline int slim_bufset_set_tracing_on(struct slim_bufset *bs, int on)
+{
+	uint32_t old;
+
+	if (on)
+		old = __atomic_fetch_and(&bs->fast, ~SLIM_ABI_FAST_OFF, __ATOMIC_RELAXED);
+	else
+		old = __atomic_fetch_or(&bs->fast, SLIM_ABI_FAST_OFF, __ATOMIC_RELAXED);
+	return !(old & SLIM_ABI_FAST_OFF);
+}
+
+/*
+ * After bs->clock changed: the fast word's clock bit follows it (and
+ * slim_clock_srcs, through slim_clock_srcs_changed).
+ */
+void slim_bufset_clock_sync(struct slim_bufset *bs);
 
 /* The first event of this thread in bs; NULL: lost, and counted. */
 SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs);
@@ -107,14 +137,10 @@ SLIM_COLD struct slim_buffer *slim_bufset_claim(struct slim_bufset *bs);
 /* This thread's buffer in bs (inside a read-side section). */
 static inline struct slim_buffer *slim_bufset_buffer(struct slim_bufset *bs)
 {
-	struct slim_thread *t = slim_thread_self;
+	struct slim_thread_slot *s = &slim_thread_self->slot[bs->slot];
 
-	if (slim_likely(t != NULL)) {
-		struct slim_thread_slot *s = &t->slot[bs->slot];
-
-		if (slim_likely(s->gen == bs->gen))
-			return s->b;
-	}
+	if (slim_likely(s->gen == bs->gen))
+		return s->b;
 	return slim_bufset_claim(bs);
 }
 

@@ -38,6 +38,8 @@
 /* What each clock reads now: "mono" switches to the counter once calibrated. */
 SLIM_STATIC_ASSERT(SLIM_CLOCK_SRC_COUNTER == SLIM_ABI_CLOCK_COUNTER, "ABI: clock source");
 
+void (*slim_clock_srcs_changed)(void);
+
 int slim_clock_srcs[SLIM_CLOCK_NR] = {
 	[SLIM_CLOCK_MONO]	= CLOCK_MONOTONIC,
 	[SLIM_CLOCK_MONO_RAW]	= CLOCK_MONOTONIC_RAW,
@@ -513,6 +515,8 @@ static void clock_setup(void)
 	pthread_mutex_unlock(&cal_lock);
 	atomic_store(&mono_tsc, 1);
 	__atomic_store_n(&slim_clock_srcs[SLIM_CLOCK_MONO], SLIM_CLOCK_SRC_COUNTER, __ATOMIC_SEQ_CST);
+	if (slim_clock_srcs_changed)
+		slim_clock_srcs_changed();
 }
 
 int slim_clock_init(void)
@@ -603,6 +607,8 @@ int slim_clock_mono_use_tsc(int on)
 	__atomic_store_n(&slim_clock_srcs[SLIM_CLOCK_MONO],
 			 on ? SLIM_CLOCK_SRC_COUNTER : CLOCK_MONOTONIC, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&sel_lock);
+	if (slim_clock_srcs_changed)
+		slim_clock_srcs_changed();
 	return 0;
 }
 

@@ -107,10 +107,15 @@ uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,
 
 /* What slim_clock_now() reads: a POSIX clock id, or this for the counter. */
 #define SLIM_CLOCK_SRC_COUNTER	(-1)
-/* slim_clock_srcs[id]: declared in static/record.h, whose fast path reads it. */
+/* slim_clock_srcs[id]: declared in static/record.h. */
+/*
+ * Called after any change of slim_clock_srcs (set by the buffer sets,
+ * whose fast words say whether their clock is the counter).
+ */
+extern void (*slim_clock_srcs_changed)(void);
 
 /* The counter read is the record fast path's (static/record.h). */
-#if SLIM_ABI_FAST_CLOCK
+#if SLIM_ABI_HAVE_CYCLES
 #define SLIM_CLOCK_HAVE_COUNTER 1
 static inline uint64_t slim_clock_cycles(void)
 {

@@ -116,6 +116,17 @@ static int probe_index(const struct slim_probe *p, slim_probe_func func,
 	return -1;
 }
 
+/* Before an array is published: whether its one probe is a data probe. */
+static void mark_only(struct slim_probe *p, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		p[i].only = 0;
+	if (n == 1 && p[0].kind == SLIM_PROBE_DATA)
+		p[0].only = 1;
+}
+
 static void publish(struct slim_tracepoint *tp, struct slim_probe *new)
 {
 	struct slim_probe *old = tp->probes;
@@ -159,6 +170,7 @@ SLIM_EXPORT int slim_tracepoint_probe_register(struct slim_tracepoint *tp,
 	if (n)
 		memcpy(new, old, n * sizeof(*new));
 	new[n] = (struct slim_probe){ .func = func, .data = data, .kind = kind };
+	mark_only(new, n + 1);
 	slim_rcu_assign_pointer(tp->probes, new);
 	pthread_mutex_unlock(&tp_mutex);
 	slim_rcu_free(old, free);
@@ -190,6 +202,7 @@ SLIM_EXPORT int slim_tracepoint_probe_unregister(struct slim_tracepoint *tp,
 		}
 		memcpy(new, old, i * sizeof(*new));
 		memcpy(new + i, old + i + 1, (n - i - 1) * sizeof(*new));
+		mark_only(new, n - 1);
 	}
 	slim_rcu_assign_pointer(tp->probes, new);
 	if (!new)

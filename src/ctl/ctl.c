@@ -368,7 +368,7 @@ static int write_snapshot(struct ctl_target *t, const char *text, int append)
 
 static int read_tracing_on(struct ctl_target *t, struct slim_seq *s)
 {
-	return slim_seq_printf(s, "%d\n", SLIM_READ_ONCE(t->inst->bufs->tracing_on));
+	return slim_seq_printf(s, "%d\n", slim_bufset_tracing_on(t->inst->bufs));
 }
 
 static int write_tracing_on(struct ctl_target *t, const char *text, int append)
@@ -378,7 +378,7 @@ static int write_tracing_on(struct ctl_target *t, const char *text, int append)
 	(void)append;
 	if (on < 0)
 		return refuse(t, -EINVAL, "Invalid value: expected 0 or 1", text, 0);
-	SLIM_WRITE_ONCE(t->inst->bufs->tracing_on, on);
+	slim_bufset_set_tracing_on(t->inst->bufs, on);
 	return 0;
 }
 
@@ -423,6 +423,7 @@ static int write_trace_clock(struct ctl_target *t, const char *text, int append)
 	/* As the kernel: stamps of two clocks do not mix in one buffer. */
 	if (id != t->inst->bufs->clock) {
 		SLIM_WRITE_ONCE(t->inst->bufs->clock, id);
+		slim_bufset_clock_sync(t->inst->bufs);
 		/* Records stamped with the old clock may still be arriving. */
 		slim_rcu_synchronize();
 		slim_bufset_reset(t->inst->bufs);

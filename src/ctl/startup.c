@@ -386,8 +386,10 @@ static void read_clock(void)
 	id = slim_clock_lookup(v);
 	if (id < 0)
 		fprintf(stderr, "slimtrace: SLIMTRACE_CLOCK: no clock '%s'\n", v);
-	else
+	else {
 		slim_bufset_top.clock = id;
+		slim_bufset_clock_sync(&slim_bufset_top);
+	}
 }
 
 static void env_init(void)

@@ -118,7 +118,7 @@ reserve_buffers(struct slim_reserve *r, struct slim_target *t)
 	struct slim_buffer *b;
 	struct slim_rb *rb;
 
-	if (slim_unlikely(!SLIM_READ_ONCE(bs->tracing_on)))
+	if (slim_unlikely(!slim_bufset_tracing_on(bs)))
 		return NULL;
 	b = slim_bufset_buffer(bs);
 	if (slim_unlikely(!b))

@@ -64,6 +64,9 @@ SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type)
 	return slim_tracepoint_probe_unregister(&ev->tp, fn, ev, SLIM_PROBE_DATA);
 }
 
+/* targets->fast when there is no fast target: its flags send it slow. */
+static struct slim_target slim_target_slow = { .flags = SLIM_ABI_TARGET_SLOW };
+
 static struct slim_targets *targets_alloc(unsigned int nr)
 {
 	return calloc(1, sizeof(struct slim_targets) + nr * sizeof(struct slim_target *));
@@ -91,7 +94,8 @@ static void publish(struct slim_event *ev, struct slim_targets *ts)
 		       ts->t[ts->nr_buffers]->kind == SLIM_TARGET_BUFFERS)
 			ts->nr_buffers++;
 		ts->probe_end = class && class->perf_probe ? ts->nr_buffers : ts->nr;
-		ts->fast = ts->probe_end == 1 && ts->nr_buffers == 1 ? ts->t[0] : NULL;
+		ts->fast = ts->probe_end == 1 && ts->nr_buffers == 1 ?
+			   ts->t[0] : &slim_target_slow;
 		if (!ts->nr) {
 			free(ts);
 			ts = NULL;

@@ -40,6 +40,7 @@ enum {
 	 * cond_triggers, which the fast path serves.
 	 */
 	SLIM_TARGET_FL_TRIGGER		= 1 << 4,
+	/* SLIM_ABI_TARGET_SLOW: only targets->fast's stand-in (enable.c). */
 };
 
 /* What a consumer callback receives; see <slimtrace/consumer.h>. */

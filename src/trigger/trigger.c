@@ -109,8 +109,7 @@ static int act(struct trig *t)
 	case TRIG_TRACEON:
 	case TRIG_TRACEOFF:
 		want = t->cmd == TRIG_TRACEON;
-		return __atomic_exchange_n(&t->bufs->tracing_on, want,
-					   __ATOMIC_RELAXED) != want;
+		return slim_bufset_set_tracing_on(t->bufs, want) != want;
 	case TRIG_SNAPSHOT:
 		/* Refused only in a thread that reads the buffers: not counted. */
 		return slim_bufset_snapshot(t->bufs) == 0;

@@ -205,7 +205,7 @@ __attribute__((noinline)) int slim_user_stack_record(struct slim_bufset *bs)
 	struct slim_rb *rb;
 	int n, i, k;
 
-	if (!SLIM_READ_ONCE(bs->tracing_on))
+	if (!slim_bufset_tracing_on(bs))
 		return 0;
 	b = slim_bufset_buffer(bs);
 	if (!b)

@@ -95,23 +95,43 @@
 			 __get_rel_dynamic_array_len(dst), src, (unsigned long)(len))
 #define TP_fast_assign(...)	__VA_ARGS__
 
+/*
+ * The fast path holds no struct slim_reserve and no loop, so that it
+ * saves no more registers than the arguments need across the reserve,
+ * and ends in a tail call to the commit.  Anything else builds the
+ * reserve and writes the record once per target; the fast path hands
+ * the event back for it (static/record.h).
+ */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static void __slim_probe_##name(proto, void *__data)		\
 	{								\
-		struct slim_event *__ev = (struct slim_event *)__data;	\
 		struct slim_dyn_##name __dyn;				\
-		struct slim_reserve __r;				\
-		struct slim_abi_writer *__w;				\
 		struct slim_entry_##name *__entry;			\
+		struct slim_record_room __room;				\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
-		for (__entry = (struct slim_entry_##name *)		\
-			slim_record_begin(&__w, &__r, __ev, __size,	\
-				__slim_record_fast); __entry;	\
-		     __entry = (struct slim_entry_##name *)		\
-			slim_record_next(__w, &__r, __slim_record_commit)) { \
+		__room = __slim_record_fast((struct slim_event *)__data, \
+					    slim_record_esize(__size));	\
+		if (slim_likely(__room.rec != NULL)) {			\
+			__entry = (struct slim_entry_##name *)__room.rec; \
 			tstruct						\
 			{ assign; }					\
+			__slim_record_commit((struct slim_abi_writer *)__room.w); \
+			return;						\
+		}							\
+		if (!__room.w)						\
+			return;						\
+		{							\
+			struct slim_reserve __r;			\
+									\
+			for (__entry = (struct slim_entry_##name *)	\
+				slim_event_reserve(&__r,		\
+					(struct slim_event *)__room.w, __size); \
+			     __entry; __entry = (struct slim_entry_##name *) \
+				slim_event_commit_next(&__r)) {		\
+				tstruct					\
+				{ assign; }				\
+			}						\
 		}							\
 	}								\
 	__SLIM_END

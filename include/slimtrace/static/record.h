@@ -3,8 +3,9 @@
  * ABI — the record fast path, compiled into every program that defines
  * events.
  *
- * The class probe that stage 7 generates calls slim_record_begin() and
- * slim_record_next() below, so this code and the layouts it reads are
+ * The class probe that stage 7 generates calls slim_record_fast() and
+ * slim_record_commit() below (through one out-of-line copy of each per
+ * file, define_trace.h), so this code and the layouts it reads are
  * copied into users' objects: they are frozen by the shared library's
  * soname.  Changing a layout, a constant, or what the fast path
  * concludes from them needs SLIM_ABI_VERSION (and the soname) bumped.
@@ -14,10 +15,11 @@
  * path with no call into the library.
  *
  * The fast path covers the common case: the event feeds one instance's
- * buffers, the thread already has its buffer there, the record fits the
- * page being filled and the clock is the cycle counter.  A filter (and
- * the event file's triggers that have one) is run on the record at
- * commit, out of line, which then publishes it or rolls the ring back
+ * buffers, the thread already has its buffer there, tracing is on, the
+ * record fits the page being filled and the clock is the cycle counter;
+ * the second, third and last are one compare (the buffer set's fast
+ * word).  A filter (and the event file's triggers that have one) is run
+ * on the record at commit, out of line, which then publishes it or rolls the ring back
  * (the kernel's way).  Anything else (no buffer yet, page switch, a
  * trigger without a filter, several targets, a consumer, a nested
  * event, another clock) goes through slim_event_reserve(), which
@@ -64,12 +66,24 @@ struct slim_target;
 	struct slim_rb *rb;		/* RCU: a resize replaces it */	\
 	int32_t tid;			/* its writer: common_pid */
 
-/* The start of struct slim_bufset: one instance's buffers. */
+/*
+ * The start of struct slim_bufset: one instance's buffers.  fast is the
+ * one word the fast path compares with the thread's slot: the set's gen
+ * while tracing is on and its clock reads the cycle counter, gen with
+ * SLIM_ABI_FAST_OFF and/or SLIM_ABI_FAST_CLOCK set otherwise, which no
+ * slot holds, so the slow path (which checks each itself) runs.
+ */
 #define SLIM_ABI_BUFSET							\
-	int tracing_on;							\
-	int clock;			/* enum slim_clock_id */	\
+	uint32_t fast;			/* gen, or gen | the bits below */ \
+	uint32_t gen;			/* tells a reused slot apart */	\
 	unsigned int slot;		/* in each thread's table */	\
-	uint32_t gen;			/* tells a reused slot apart */
+	int clock;			/* enum slim_clock_id */
+
+/* In slim_bufset.fast: tracing_on is 0; the clock is not the counter. */
+#define SLIM_ABI_FAST_OFF	0x80000000u
+#define SLIM_ABI_FAST_CLOCK	0x40000000u
+/* Gens stay below both bits. */
+#define SLIM_ABI_GEN_MAX	(SLIM_ABI_FAST_CLOCK - 1)
 
 /* The start of struct slim_target: where an event's records go. */
 #define SLIM_ABI_TARGET							\
@@ -80,7 +94,8 @@ struct slim_target;
 
 /* The start of struct slim_targets: what an event feeds (RCU). */
 #define SLIM_ABI_TARGETS						\
-	/* Its only target, when that is an instance's buffers. */	\
+	/* Its only target, when that is an instance's buffers; else	\
+	 * one whose flags have SLIM_ABI_TARGET_SLOW (never NULL). */	\
 	struct slim_target *fast;					\
 	unsigned int nr;						\
 	unsigned int nr_buffers;					\
@@ -88,6 +103,8 @@ struct slim_target;
 
 /* The one target flag the fast path takes: the commit asks the library. */
 #define SLIM_ABI_TARGET_FILTERED	1u
+/* The flags of the target fast points to when there is no fast target. */
+#define SLIM_ABI_TARGET_SLOW		0x80000000u
 
 struct slim_abi_writer { SLIM_ABI_WRITER };
 struct slim_abi_buffer { SLIM_ABI_BUFFER };
@@ -106,22 +123,29 @@ struct slim_abi_page {
 
 struct slim_thread_slot {
 	struct slim_buffer *b;
-	uint32_t gen;
+	uint32_t gen;			/* its set's gen; 0: none */
 };
 
 struct slim_thread {
 	struct slim_thread_slot slot[SLIM_MAX_BUFSETS];
 };
 
+/*
+ * Never NULL: a thread that has no buffer yet points to an empty table
+ * (every gen 0), which sends it to the slow path like any stale slot.
+ */
 extern SLIM_EXPORT __thread struct slim_thread *slim_thread_self
 	__attribute__((__tls_model__("initial-exec")));
 
-/* What each clock reads: a POSIX clock id, or -1 for the cycle counter. */
+/*
+ * What each clock reads: a POSIX clock id, or -1 for the cycle counter.
+ * The library's (the fast path reads the fast word's clock bit instead).
+ */
 #define SLIM_ABI_CLOCK_COUNTER	(-1)
 extern SLIM_EXPORT int slim_clock_srcs[];
 
 #if defined(__x86_64__)
-# define SLIM_ABI_FAST_CLOCK 1
+# define SLIM_ABI_HAVE_CYCLES 1
 static inline uint64_t slim_abi_cycles(void)
 {
 	uint32_t lo, hi;
@@ -130,7 +154,7 @@ static inline uint64_t slim_abi_cycles(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 #elif defined(__aarch64__)
-# define SLIM_ABI_FAST_CLOCK 1
+# define SLIM_ABI_HAVE_CYCLES 1
 static inline uint64_t slim_abi_cycles(void)
 {
 	uint64_t v;
@@ -139,42 +163,57 @@ static inline uint64_t slim_abi_cycles(void)
 	return v;
 }
 #else
-# define SLIM_ABI_FAST_CLOCK 0
+# define SLIM_ABI_HAVE_CYCLES 0
 static inline uint64_t slim_abi_cycles(void)
 {
 	return 0;
 }
 #endif
 
-/* What slim_record_fast() returns: two registers. */
+/*
+ * What slim_record_fast() returns: two registers.  With rec, w is the
+ * ring's writer (tagged, for slim_record_commit()); without, w is NULL
+ * (nothing to record) or the event again, for slim_event_reserve(), so
+ * that the probe need not keep it across the call.
+ */
 struct slim_record_room {
 	void *rec;
-	struct slim_abi_writer *w;
+	void *w;
 };
 
-/* The writer slim_record_fast() gives when the slow path must run. */
-#define SLIM_RECORD_SLOW	((struct slim_abi_writer *)1)
+/*
+ * What slim_record_fast() takes: a record of size bytes (its common
+ * header included, so at least 8) as the ring stores it, header and
+ * padding included.  A size that no page holds (0 is the probe's "too
+ * large", which slim_event_reserve() counts lost) becomes
+ * SLIM_ABI_ESIZE_NONE, larger than any page's room, small enough that
+ * off + esize never wraps.  A constant for a class without dynamic
+ * fields.
+ */
+#define SLIM_ABI_ESIZE_NONE	0x10000u
+#define slim_record_esize(size)						\
+	((unsigned int)(size) - 1 < SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR ? \
+	 SLIM_ABI_EVENT_HDR + (((unsigned int)(size) + 7) & ~7u) : SLIM_ABI_ESIZE_NONE)
 
 /*
- * The fast path's room for a record of size bytes, common header
- * filled, and the ring's writer for slim_record_next().  No rec and no
- * writer: nothing to record (no target); no rec and SLIM_RECORD_SLOW:
- * only slim_event_reserve() can say.
+ * The fast path's room for a record of esize bytes (slim_record_esize()),
+ * common header filled, and the ring's writer for slim_record_commit().
+ * No rec and no w: nothing to record (no target); no rec and w (the
+ * event): only slim_event_reserve() can say.
  */
 static inline __attribute__((__always_inline__)) struct slim_record_room
-slim_record_fast(struct slim_event *ev, unsigned int size)
+slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
-	struct slim_record_room none = { NULL, NULL }, slow = { NULL, SLIM_RECORD_SLOW };
+	struct slim_record_room none = { NULL, NULL }, slow = { NULL, ev };
 	const struct slim_abi_targets *ts;
 	struct slim_target *tgt;
 	const struct slim_abi_target *t;
 	const struct slim_abi_bufset *bs;
-	const struct slim_thread *th;
 	const struct slim_thread_slot *s;
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
 	struct slim_trace_entry *ent;
-	uint32_t off, esize, *e;
+	uint32_t off, hdr, *e;
 	uint64_t now, delta;
 	unsigned int fl;
 
@@ -183,24 +222,17 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 		return none;
 	tgt = ts->fast;
 	t = (const struct slim_abi_target *)tgt;
-	if (slim_unlikely(!t))
-		return slow;
 	fl = SLIM_READ_ONCE(t->flags);
-	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_FAST_CLOCK ||
-			  size - 1 >= SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR))
+	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
 		return slow;
 	bs = (const struct slim_abi_bufset *)t->bufs;
-	th = slim_thread_self;
-	if (slim_unlikely(!th))
-		return slow;
-	s = &th->slot[bs->slot];
-	if (slim_unlikely(s->gen != bs->gen || !SLIM_READ_ONCE(bs->tracing_on)))
+	s = &slim_thread_self->slot[bs->slot];
+	/* One compare: this set's slot, tracing on, the counter's clock. */
+	if (slim_unlikely(s->gen != __atomic_load_n(&bs->fast, __ATOMIC_RELAXED)))
 		return slow;
 	b = (const struct slim_abi_buffer *)s->b;
 	w = (struct slim_abi_writer *)slim_load_acquire(&b->rb);
-	if (slim_unlikely(w->busy ||
-			  __atomic_load_n(&slim_clock_srcs[bs->clock], __ATOMIC_RELAXED) !=
-			  SLIM_ABI_CLOCK_COUNTER))
+	if (slim_unlikely(w->busy))
 		return slow;
 	w->busy = 1;
 	/* A signal handler that records must see busy before any state. */
@@ -212,7 +244,6 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 		w->resv_target = tgt;
 		w->resv_off = off;
 	}
-	esize = SLIM_ABI_EVENT_HDR + ((size + 7) & ~7u);
 	delta = now - w->ts;	/* a clock going back wraps: slow path */
 	if (slim_unlikely(delta > SLIM_ABI_DELTA_MAX || off + esize > w->limit)) {
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -230,36 +261,17 @@ slim_record_fast(struct slim_event *ev, unsigned int size)
 	w->off = off + esize;
 	w->ts = now;
 	ent = (struct slim_trace_entry *)(e + 2);
-	ent->type = (uint16_t)ev->event.type;
-	ent->flags = 0;
-	ent->preempt_count = 0;
+	/* type, flags 0, preempt_count 0: one store. */
+	hdr = (uint16_t)ev->event.type;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	hdr <<= 16;
+#endif
+	__builtin_memcpy(ent, &hdr, sizeof(hdr));
 	ent->pid = b->tid;
 	slow.rec = ent;
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
-	slow.w = (struct slim_abi_writer *)((uintptr_t)w | fl);
+	slow.w = (void *)((uintptr_t)w | fl);
 	return slow;
-}
-
-/*
- * Room for a record of size bytes (common header filled), or NULL.  On
- * the fast path *wp is the ring's writer, for slim_record_next();
- * otherwise *wp is NULL and r went to slim_event_reserve().  fast is
- * slim_record_fast() or a function that calls it.  Only from a probe,
- * inside the tracepoint's read-side section.
- */
-#define slim_record_begin(wp, r, ev, size, fast)			\
-	slim_record_begin_1(wp, r, ev, size, fast(ev, size))
-
-static inline __attribute__((__always_inline__)) void *
-slim_record_begin_1(struct slim_abi_writer **wp, struct slim_reserve *r,
-		    struct slim_event *ev, unsigned int size,
-		    struct slim_record_room room)
-{
-	*wp = room.w;
-	if (slim_likely(room.rec != NULL) || !room.w)
-		return room.rec;
-	*wp = NULL;
-	return slim_event_reserve(r, ev, size);
 }
 
 /* A filtered target's commit: its filter decides (static/record.h). */
@@ -282,14 +294,6 @@ slim_record_commit(struct slim_abi_writer *w)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
-
-/*
- * Commit what slim_record_begin() reserved; then the next target's room,
- * or NULL when done.  commit is slim_record_commit() or a function that
- * calls it.
- */
-#define slim_record_next(w, r, commit)					\
-	((w) ? (commit(w), (void *)0) : slim_event_commit_next(r))
 
 SLIM_END_DECLS
 
