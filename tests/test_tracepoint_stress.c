@@ -6,6 +6,7 @@
  * counts.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include "check.h"
 #include "tracepoint/tp_defs.h"
@@ -18,7 +19,7 @@ struct counter {
 	long magic;
 };
 
-static int stop;
+static int stop, started;
 static long fired[FIRERS];
 static long bad_magic;
 
@@ -48,7 +49,8 @@ static void *firer(void *arg)
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		trace_tp_two((int)i, 1);
-		fired[i]++;
+		if (!fired[i]++)
+			__atomic_fetch_add(&started, 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
@@ -60,9 +62,19 @@ int main(void)
 	int self_data;
 	long i, round, hits = 0, reg_errors = 0;
 
+	check_watchdog("tracepoint_stress", 120);
 	for (i = 0; i < FIRERS; i++)
 		pthread_create(&th[i], NULL, firer, (void *)i);
-	for (round = 0; round < ROUNDS; round++) {
+	/*
+	 * The rounds take a few ms when no reader is inside a section:
+	 * start them when both firers fire, and go on past ROUNDS until a
+	 * probe was hit (a firer's CPU can be away that long on a VM), so
+	 * that "hits" tells whether probes run, not how the threads were
+	 * scheduled.
+	 */
+	while (__atomic_load_n(&started, __ATOMIC_RELAXED) < FIRERS)
+		sched_yield();
+	for (round = 0; round < ROUNDS || (!hits && round < 100 * ROUNDS); round++) {
 		for (i = 0; i < 4; i++) {
 			c[i] = calloc(1, sizeof(*c[i]));
 			c[i]->magic = 0x5eed;
@@ -90,7 +102,7 @@ int main(void)
 	CHECK(fired[0] > 0 && fired[1] > 0);
 	/* Firing with nothing attached after the end changes nothing. */
 	trace_tp_two(0, 0);
-	printf("fired %ld + %ld, probe hits %ld over %d rounds\n",
-	       fired[0], fired[1], hits, ROUNDS);
+	printf("fired %ld + %ld, probe hits %ld over %ld rounds\n",
+	       fired[0], fired[1], hits, round);
 	return check_done("tracepoint_stress");
 }
