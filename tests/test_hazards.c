@@ -326,7 +326,8 @@ static void test_pipe_bounded(void)
 	slim_ctl_write("set_event", "sample_first");
 	__atomic_store_n(&stop, 0, __ATOMIC_RELAXED);
 	pthread_create(&t, NULL, writer, NULL);
-	for (i = 0; i < 20; i++) {
+	/* 20 reads, and more while none found anything: the writer may start late. */
+	for (i = 0; i < 20 || (!most && i < 20000); i++) {
 		text = slim_ctl_read_len("trace_pipe", &len);
 		if (len > most)
 			most = len;

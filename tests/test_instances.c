@@ -319,10 +319,11 @@ static void *firer(void *arg)
 {
 	long i = 0, *n = arg;
 
-	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+	/* At least one, however late the thread starts. */
+	do {
 		trace_sample_second((int)(i % 100), i);
 		i++;
-	}
+	} while (!__atomic_load_n(&stop, __ATOMIC_RELAXED));
 	*n = i;
 	return NULL;
 }
