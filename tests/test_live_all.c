@@ -238,6 +238,40 @@ static long part_events(const char *err, int pid)
 }
 
 /*
+ * A target that forks after 0.8 s (-L): TSan refuses threads in the
+ * child of a multi-threaded process unless told to let it.
+ */
+static int forking_target_start(struct target *d)
+{
+	const char *tsan = getenv("TSAN_OPTIONS");
+	char *saved = tsan ? strdup(tsan) : NULL, opts[1024];
+	int ret;
+
+	snprintf(opts, sizeof(opts), "%s%sdie_after_fork=0", saved ? saved : "",
+		 saved ? ":" : "");
+	setenv("TSAN_OPTIONS", opts, 1);
+	ret = target_start(d, (const char *[]){ "-i", "200", "-L", "800", NULL }, 1);
+	if (saved)
+		setenv("TSAN_OPTIONS", saved, 1);
+	else
+		unsetenv("TSAN_OPTIONS");
+	free(saved);
+	return ret;
+}
+
+/* Its child says its pid after 0.8 s; one that died says nothing (0). */
+static int forked_child(struct target *d)
+{
+	struct pollfd pfd = { fileno(d->out), POLLIN, 0 };
+	char line[64];
+
+	if (poll(&pfd, 1, 5000) > 0 && fgets(line, sizeof(line), d->out) &&
+	    !strncmp(line, "pid ", 4))
+		return atoi(line + 4);
+	return 0;
+}
+
+/*
  * A process being recorded forks: the child has a copy of the instance,
  * not of the recording.  It is found as a newcomer, its copy replaced by
  * an instance of its own, and recorded too.
@@ -246,33 +280,15 @@ static void test_fork_late(void)
 {
 	struct target d;
 	struct run r;
-	char line[64], opts[1024];
-	const char *tsan = getenv("TSAN_OPTIONS");
-	char *saved = tsan ? strdup(tsan) : NULL;
-	struct pollfd pfd;
-	int child = 0, ret;
+	int child;
 	pid_t rec;
 
-	/* TSan refuses threads in the child of a multi-threaded process; let it. */
-	snprintf(opts, sizeof(opts), "%s%sdie_after_fork=0", saved ? saved : "",
-		 saved ? ":" : "");
-	setenv("TSAN_OPTIONS", opts, 1);
-	ret = target_start(&d, (const char *[]){ "-i", "200", "-L", "800", NULL }, 1);
-	if (saved)
-		setenv("TSAN_OPTIONS", saved, 1);
-	else
-		unsetenv("TSAN_OPTIONS");
-	free(saved);
-	if (!CHECK(ret == 0))
+	if (!CHECK(forking_target_start(&d) == 0))
 		return;
 	unlink(FILE_OUT);
 	rec = cli_start((const char *[]){ "record", "-a", "-e", "live:*", "--duration", "2.5",
 					 "-o", FILE_OUT, NULL });
-	/* Its child says its pid after 0.8 s; one that died says nothing. */
-	pfd = (struct pollfd){ fileno(d.out), POLLIN, 0 };
-	if (poll(&pfd, 1, 5000) > 0 && fgets(line, sizeof(line), d.out) &&
-	    !strncmp(line, "pid ", 4))
-		child = atoi(line + 4);
+	child = forked_child(&d);
 	CHECK(child > 0 && child != d.pid);
 	cli_wait(rec, &r);
 	if (!CHECK(lp_exit_code(r.status) == 0))
@@ -304,32 +320,17 @@ static void test_fork_late_one(void)
 {
 	struct target d;
 	struct run r;
-	char line[64], opts[1024], spid[16];
-	const char *tsan = getenv("TSAN_OPTIONS");
-	char *saved = tsan ? strdup(tsan) : NULL;
-	struct pollfd pfd;
-	int child = 0, ret;
+	char spid[16];
+	int child;
 	pid_t rec;
 
-	snprintf(opts, sizeof(opts), "%s%sdie_after_fork=0", saved ? saved : "",
-		 saved ? ":" : "");
-	setenv("TSAN_OPTIONS", opts, 1);
-	ret = target_start(&d, (const char *[]){ "-i", "200", "-L", "800", NULL }, 1);
-	if (saved)
-		setenv("TSAN_OPTIONS", saved, 1);
-	else
-		unsetenv("TSAN_OPTIONS");
-	free(saved);
-	if (!CHECK(ret == 0))
+	if (!CHECK(forking_target_start(&d) == 0))
 		return;
 	unlink(FILE_OUT);
 	snprintf(spid, sizeof(spid), "%d", d.pid);
 	rec = cli_start((const char *[]){ "record", "-p", spid, "-e", "live:*", "--duration",
 					 "2", "-o", FILE_OUT, NULL });
-	pfd = (struct pollfd){ fileno(d.out), POLLIN, 0 };
-	if (poll(&pfd, 1, 5000) > 0 && fgets(line, sizeof(line), d.out) &&
-	    !strncmp(line, "pid ", 4))
-		child = atoi(line + 4);
+	child = forked_child(&d);
 	CHECK(child > 0 && child != d.pid);
 	cli_wait(rec, &r);
 	if (!CHECK(lp_exit_code(r.status) == 0))
