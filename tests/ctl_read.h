@@ -4,6 +4,7 @@
 #define SLIM_TESTS_CTL_READ_H
 
 #include <stdlib.h>
+#include <string.h>
 #include <slimtrace/ctl.h>
 
 /* A control file's text, or "(null)"; the last four stay valid. */
@@ -16,6 +17,18 @@ static inline char *rd(const char *path)
 	free(last[i]);
 	last[i] = slim_ctl_read(path);
 	return last[i] ? last[i] : "(null)";
+}
+
+/* How many times what occurs in text, not overlapping. */
+static inline int count(const char *text, const char *what)
+{
+	int n = 0;
+
+	while (text && (text = strstr(text, what))) {
+		n++;
+		text += strlen(what);
+	}
+	return n;
 }
 
 #endif

@@ -23,17 +23,6 @@ static int has(const char *text, const char *needle)
 	return text && strstr(text, needle) != NULL;
 }
 
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	while (text && (text = strstr(text, needle))) {
-		n++;
-		text++;
-	}
-	return n;
-}
-
 /* The payload of "u:test u32 n; __data_loc char[] msg": n, loc, bytes. */
 struct payload {
 	uint32_t n, loc;

@@ -16,17 +16,6 @@
 #include "counted_class.h"
 #include "sample_events.h"
 
-static int count(const char *text, const char *needle)
-{
-	int n = 0;
-
-	while ((text = strstr(text, needle))) {
-		n++;
-		text++;
-	}
-	return n;
-}
-
 static int nr_probes(const struct slim_tracepoint *tp)
 {
 	const struct slim_probe *p = tp->probes;

@@ -31,17 +31,6 @@ static int starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int count(const char *text, const char *what)
-{
-	int n = 0;
-
-	while ((text = strstr(text, what))) {
-		n++;
-		text += strlen(what);
-	}
-	return n;
-}
-
 static void test_file(void)
 {
 	CHECK(starts(rd("snapshot"), FREED));

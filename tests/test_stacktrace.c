@@ -25,6 +25,7 @@
 #include "cmd.h"
 #include "core/symbols.h"
 #include "ctl_read.h"
+#include "records.h"
 #include "ring/ring_buffer.h"
 #include "sample_events.h"
 #include "session/instance.h"
@@ -36,56 +37,19 @@
 #define EMPTY		"# Available triggers:\n" \
 			"# traceon traceoff snapshot stacktrace enable_event disable_event\n"
 
-static int count(const char *text, const char *what)
-{
-	int n = 0;
-
-	while ((text = strstr(text, what))) {
-		n++;
-		text += strlen(what);
-	}
-	return n;
-}
-
 /* ---- records of a buffer set ------------------------------------------- */
 
-struct rec {
-	unsigned char data[256];
-	unsigned int len;
-	int buffer;			/* which of the set's buffers */
-};
-
-static struct rec recs[4 * THREADS * PER_THREAD + 64];
+static struct test_record recs[4 * THREADS * PER_THREAD + 64];
 
 /* Every record now in bs, buffer by buffer, oldest first; how many. */
 static int records_of(struct slim_bufset *bs)
 {
-	struct slim_buffer *b;
-	struct slim_rb_iter it;
-	const void *p;
-	unsigned int len;
-	uint64_t ts;
-	int n = 0, k = 0;
-
-	for (b = slim_bufset_first(bs); b; b = slim_buffer_next(b), k++) {
-		if (slim_buffer_iter_start(b, &it))
-			continue;
-		while (slim_rb_iter_next(&it, &p, &len, &ts) == 1) {
-			if (n < (int)(sizeof(recs) / sizeof(recs[0])) && len <= sizeof(recs[n].data)) {
-				memcpy(recs[n].data, p, len);
-				recs[n].len = len;
-				recs[n].buffer = k;
-			}
-			n++;
-		}
-		slim_rb_iter_end(&it);
-	}
-	return n;
+	return test_records_of(bs, recs, (int)(sizeof(recs) / sizeof(recs[0])));
 }
 
-static int type_of(const struct rec *r)
+static int type_of(const struct test_record *r)
 {
-	return ((const struct slim_trace_entry *)r->data)->type;
+	return test_record_type(r);
 }
 
 /* ---- firing from several threads --------------------------------------- */
