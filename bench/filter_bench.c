@@ -5,8 +5,9 @@
  * and on a __data_loc string for a prefix glob and a full glob. Each
  * figure is the median of 15 runs of 2M matches each.
  *
+ *   make build/plain/libslimtrace.a
  *   cc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Isrc bench/filter_bench.c \
- *      src/filter/filter.c src/core/fields.c -o build/filter_bench && build/filter_bench
+ *      build/plain/libslimtrace.a -lpthread -ldl -o build/filter_bench && build/filter_bench
  */
 #include <stdint.h>
 #include <stdio.h>
