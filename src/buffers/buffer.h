@@ -79,6 +79,17 @@ extern struct slim_thread slim_thread_none;
 /* The top level's set: slot 0, never removed. */
 extern struct slim_bufset slim_bufset_top;
 
+/*
+ * What a target's array copies for the fast path (static/record.h): the
+ * set's fast word and its slot, both fixed for the set's lifetime.
+ */
+static inline void slim_bufset_fast_key(const struct slim_bufset *bs, const uint32_t **word,
+					unsigned int *slot)
+{
+	*word = &bs->fast;
+	*slot = bs->slot;
+}
+
 /* A new set (defaults as the top level's at start-up); NULL: -ENOMEM or no slot. */
 struct slim_bufset *slim_bufset_new(int *err);
 /*

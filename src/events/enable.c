@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buffers/buffer.h"
 #include "core/internal.h"
 #include "events/target.h"
 #include "filter/filter.h"
@@ -66,6 +67,8 @@ SLIM_EXPORT int slim_event_reg(struct slim_event *ev, enum slim_reg type)
 
 /* targets->fast when there is no fast target: its flags send it slow. */
 static struct slim_target slim_target_slow = { .flags = SLIM_ABI_TARGET_SLOW };
+/* Its fast word: gen 0 with the off bit, which no slot holds. */
+static const uint32_t slim_fast_word_none = SLIM_ABI_FAST_OFF;
 
 static struct slim_targets *targets_alloc(unsigned int nr)
 {
@@ -96,6 +99,10 @@ static void publish(struct slim_event *ev, struct slim_targets *ts)
 		ts->probe_end = class && class->perf_probe ? ts->nr_buffers : ts->nr;
 		ts->fast = ts->probe_end == 1 && ts->nr_buffers == 1 ?
 			   ts->t[0] : &slim_target_slow;
+		ts->fast_word = &slim_fast_word_none;
+		ts->fast_slot = 0;
+		if (ts->fast != &slim_target_slow)
+			slim_bufset_fast_key(ts->fast->bufs, &ts->fast_word, &ts->fast_slot);
 		if (!ts->nr) {
 			free(ts);
 			ts = NULL;

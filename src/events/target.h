@@ -74,7 +74,11 @@ struct slim_targets {
 SLIM_STATIC_ASSERT(offsetof(struct slim_target, flags) == offsetof(struct slim_abi_target, flags) &&
 		   offsetof(struct slim_target, bufs) == offsetof(struct slim_abi_target, bufs),
 		   "ABI: target");
-SLIM_STATIC_ASSERT(offsetof(struct slim_targets, fast) == offsetof(struct slim_abi_targets, fast),
+SLIM_STATIC_ASSERT(offsetof(struct slim_targets, fast) == offsetof(struct slim_abi_targets, fast) &&
+		   offsetof(struct slim_targets, fast_word) ==
+		   offsetof(struct slim_abi_targets, fast_word) &&
+		   offsetof(struct slim_targets, fast_slot) ==
+		   offsetof(struct slim_abi_targets, fast_slot),
 		   "ABI: targets");
 
 /*

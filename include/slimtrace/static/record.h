@@ -18,7 +18,8 @@
  * buffers, the thread already has its buffer there, tracing is on, the
  * record fits the page being filled and the clock is the cycle counter;
  * the second, third and last are one compare (the buffer set's fast
- * word).  A filter (and the event file's triggers that have one) is run
+ * word, whose address the targets array copies).  ABI 3: that copy and
+ * the slot (ABI 2 went through the target to its buffer set).  A filter (and the event file's triggers that have one) is run
  * on the record at commit, out of line, which then publishes it or rolls the ring back
  * (the kernel's way).  Anything else (no buffer yet, page switch, a
  * trigger without a filter, several targets, a consumer, a nested
@@ -34,7 +35,7 @@
 
 SLIM_BEGIN_DECLS
 
-#define SLIM_ABI_VERSION	2
+#define SLIM_ABI_VERSION	3
 
 struct slim_rb;
 struct slim_rb_page;
@@ -97,6 +98,11 @@ struct slim_target;
 	/* Its only target, when that is an instance's buffers; else	\
 	 * one whose flags have SLIM_ABI_TARGET_SLOW (never NULL). */	\
 	struct slim_target *fast;					\
+	/* fast's set's fast word and slot, or a word no slot holds:	\
+	 * copied here so that the path need not go through fast to	\
+	 * its set before it can find the thread's slot. */		\
+	const uint32_t *fast_word;					\
+	unsigned int fast_slot;						\
 	unsigned int nr;						\
 	unsigned int nr_buffers;					\
 	unsigned int probe_end;
@@ -208,7 +214,6 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	const struct slim_abi_targets *ts;
 	struct slim_target *tgt;
 	const struct slim_abi_target *t;
-	const struct slim_abi_bufset *bs;
 	const struct slim_thread_slot *s;
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
@@ -220,15 +225,21 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	ts = (const struct slim_abi_targets *)slim_load_acquire(&ev->targets);
 	if (slim_unlikely(!ts))
 		return none;
+	/*
+	 * Read early: the counter read waits for what comes before it to
+	 * finish, so the loads below overlap it instead.  A nested event
+	 * recorded in between makes this stamp older than the ring's last,
+	 * which the delta check below sends to the slow path.
+	 */
+	now = slim_abi_cycles();
 	tgt = ts->fast;
 	t = (const struct slim_abi_target *)tgt;
+	s = &slim_thread_self->slot[ts->fast_slot];
 	fl = SLIM_READ_ONCE(t->flags);
-	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
-		return slow;
-	bs = (const struct slim_abi_bufset *)t->bufs;
-	s = &slim_thread_self->slot[bs->slot];
 	/* One compare: this set's slot, tracing on, the counter's clock. */
-	if (slim_unlikely(s->gen != __atomic_load_n(&bs->fast, __ATOMIC_RELAXED)))
+	if (slim_unlikely(s->gen != __atomic_load_n(ts->fast_word, __ATOMIC_RELAXED)))
+		return slow;
+	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
 		return slow;
 	b = (const struct slim_abi_buffer *)s->b;
 	w = (struct slim_abi_writer *)slim_load_acquire(&b->rb);
@@ -237,7 +248,6 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	w->busy = 1;
 	/* A signal handler that records must see busy before any state. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	now = slim_abi_cycles();
 	off = w->off;
 	/* For a filter's commit: which target, and where the record starts. */
 	if (fl) {
