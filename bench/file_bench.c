@@ -16,10 +16,13 @@
  * shape LTTng's two_int has) between slim_record_start(PATH) and
  * slim_record_stop().  Prints one line:
  *
- *   file fired=N seconds=S stop_seconds=T
+ *   file fired=N seconds=S stop_seconds=T consumer_cpu_s=C pass_max_ms=M passes=P
  *
  * seconds is the firing time, stop_seconds what slim_record_stop() took
- * (the final drain and the file's assembly).  What reached the file, and
+ * (the final drain and the file's assembly); C, M and P are
+ * slim_record_stats(): the consumer thread's CPU time, its longest pass
+ * over the buffers (the longest the buffers went undrained: a stall),
+ * and how many passes it made.  What reached the file, and
  * what was lost, is for `slimtrace stat PATH` to say.
  */
 #include <errno.h>
@@ -82,6 +85,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	struct paced_worker w[MAX_THREADS];
+	struct slim_record_stats st;
 	pthread_barrier_t start;
 	long seconds = 10, events = 0, rate = 0, nthreads = 2, fired = 0;
 	const char *kb = NULL;
@@ -135,7 +139,12 @@ int main(int argc, char **argv)
 	if (ret)
 		die("slim_record_stop", ret);
 	t_stop = paced_now_ns() - t_stop;
-	printf("file fired=%ld seconds=%.3f stop_seconds=%.3f\n", fired,
-	       (t1 - t0) / 1e9, t_stop / 1e9);
+	/* The consumer's numbers, the final pass (the stop) included. */
+	ret = slim_record_stats(&st);
+	if (ret)
+		die("slim_record_stats", ret);
+	printf("file fired=%ld seconds=%.3f stop_seconds=%.3f consumer_cpu_s=%.3f"
+	       " pass_max_ms=%.3f passes=%llu\n", fired, (t1 - t0) / 1e9, t_stop / 1e9,
+	       st.consumer_cpu_ns / 1e9, st.pass_max_ns / 1e6, (unsigned long long)st.passes);
 	return 0;
 }

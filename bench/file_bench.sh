@@ -4,16 +4,21 @@
 # Usage: bench/file_bench.sh FILE_BENCH SLIMTRACE_CLI [OUTDIR]
 # Environment:
 #   FILE_BENCH_SECONDS       seconds per recording run (10; BENCH_QUICK=1: 3)
-#   FILE_BENCH_RUNS          paced and report runs, median printed (3; quick: 1)
+#   FILE_BENCH_RUNS          paced 4096 KiB and report runs, median printed (3; quick: 1)
+#   FILE_BENCH_TARGET_RUNS   paced runs with the defaults `slimtrace record`
+#                            uses: the issue's target line (5; quick: 1)
 #   FILE_BENCH_FAST_RUNS     unpaced runs per line (1): each writes GBs
 #   FILE_BENCH_RATE          paced line, events/s for both threads (10000000)
 #   FILE_BENCH_REPORT_EVENTS events in the file the readers read (3000000)
 #   BENCH_QUICK              set: short runs, one of each
 #
 # 1. Two threads fire bench_2int (int a; long b) for SECONDS into a file,
-#    unpaced with default and with 4096 KiB buffers, then paced to RATE;
-#    events written per second and lost are read from the file
-#    (`slimtrace stat`), checked against fired = recorded + lost.
+#    unpaced with default and with 4096 KiB buffers, then paced to RATE
+#    with the defaults (the target: 0 lost in every run, the consumer's
+#    CPU at most 1 s per 10 s) and with 4096 KiB; events written per
+#    second and lost are read from the file (`slimtrace stat`), checked
+#    against fired = recorded + lost; each run's consumer CPU and longest
+#    pass over the buffers come from slim_record_stats().
 # 2. `slimtrace report` and `trace-cmd report` read the same file.
 # 3. Bytes per event of trace.dat, and of LTTng-UST's CTF (bench/lttng/
 #    run.sh, "big" channel; its trace_bytes_per_event).
@@ -35,12 +40,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 if [ -n "${BENCH_QUICK:-}" ]; then
 	secs=${FILE_BENCH_SECONDS:-3}
 	runs=${FILE_BENCH_RUNS:-1}
+	target_runs=${FILE_BENCH_TARGET_RUNS:-1}
 	fast_runs=${FILE_BENCH_FAST_RUNS:-1}
 	rep_events=${FILE_BENCH_REPORT_EVENTS:-1000000}
 	lt_events=100000
 else
 	secs=${FILE_BENCH_SECONDS:-10}
 	runs=${FILE_BENCH_RUNS:-3}
+	target_runs=${FILE_BENCH_TARGET_RUNS:-5}
 	# An unpaced run writes ~7 GB here and takes 3x its time to finish.
 	fast_runs=${FILE_BENCH_FAST_RUNS:-1}
 	rep_events=${FILE_BENCH_REPORT_EVENTS:-3000000}
@@ -80,8 +87,10 @@ record_run() {
 	rm -f "$f"
 	line=$("$bin" "$@" "$f") || { error "file_bench $* failed"; return 1; }
 	fired=$(echo "$line" | sed -n 's/.*fired=\([0-9]*\).*/\1/p')
-	sec=$(echo "$line" | sed -n 's/.*seconds=\([0-9.]*\) .*/\1/p')
+	sec=$(echo "$line" | sed -n 's/.* seconds=\([0-9.]*\) .*/\1/p')
 	stop=$(echo "$line" | sed -n 's/.*stop_seconds=\([0-9.]*\).*/\1/p')
+	ccpu=$(echo "$line" | sed -n 's/.*consumer_cpu_s=\([0-9.]*\).*/\1/p')
+	pmax=$(echo "$line" | sed -n 's/.*pass_max_ms=\([0-9.]*\).*/\1/p')
 	# shellcheck disable=SC2046 # two words on purpose
 	set -- $(stat_counts "$f")
 	rec=$1 lost=$2
@@ -90,47 +99,63 @@ record_run() {
 		error "$label: fired $fired but the file says recorded $rec lost $lost"
 	fi
 	result "$(awk -v l="$label" -v f="$fired" -v r="$rec" -v lo="$lost" \
-		-v s="$sec" -v st="$stop" -v b="$size" 'BEGIN {
+		-v s="$sec" -v st="$stop" -v b="$size" -v c="$ccpu" -v p="$pmax" 'BEGIN {
 		printf "file run %s fired=%.0f recorded=%.0f lost=%.0f seconds=%s", l, f, r, lo, s
 		printf " stop_seconds=%s mev_written_per_s=%.3f mev_fired_per_s=%.3f", st, r / s / 1e6, f / s / 1e6
-		printf " lost_pct=%.3f bytes=%.0f bytes_per_event=%.2f\n", 100 * lo / f, b, b / r }')"
+		printf " lost_pct=%.3f bytes=%.0f bytes_per_event=%.2f", 100 * lo / f, b, b / r
+		printf " consumer_cpu_s=%s consumer_cpu_per_10s=%.3f longest_pass_ms=%s\n", c, 10 * c / s, p }')"
 	eval "rate_$label=\"\${rate_$label:-} $(awk -v r="$rec" -v s="$sec" 'BEGIN { printf "%.3f", r / s / 1e6 }')\""
 	eval "lost_$label=\"\${lost_$label:-} $lost\""
+	eval "cpu_$label=\"\${cpu_$label:-} $(awk -v c="$ccpu" -v s="$sec" 'BEGIN { printf "%.3f", 10 * c / s }')\""
+	eval "pmax_$label=\"\${pmax_$label:-} $pmax\""
 	eval "bpe_$label=\"\${bpe_$label:-} $(awk -v b="$size" -v r="$rec" 'BEGIN { printf "%.2f", b / r }')\""
 	rm -f "$f"
 }
 
 # --- 1. sustained recording --------------------------------------------------
-echo "file: ${secs} s per run, 2 threads, bench_2int; unpaced lines $fast_runs run(s), paced $runs"
+echo "file: ${secs} s per run, 2 threads, bench_2int; unpaced lines $fast_runs run(s)," \
+	"paced $target_runs (defaults) and $runs (4096 KiB)"
 i=0
-while [ $i -lt "$runs" ]; do
+while [ $i -lt "$runs" ] || [ $i -lt "$target_runs" ]; do
 	if [ $i -lt "$fast_runs" ]; then
 		record_run default -s "$secs"
 		record_run big -k 4096 -s "$secs"
 	fi
-	record_run paced -k 4096 -s "$secs" -r "$rate"
+	[ $i -lt "$target_runs" ] && record_run paced -s "$secs" -r "$rate"
+	[ $i -lt "$runs" ] && record_run paced4m -k 4096 -s "$secs" -r "$rate"
 	i=$((i + 1))
 done
 
-# PASS: at least TARGET events/s written, in every run none lost.  The
-# paced line's threads fire RATE at most, so it passes at 99 % of it.
-# shellcheck disable=SC2154 # r, lo, lmax, b, n are set by eval
+# PASS: at least TARGET events/s written, in every run none lost, and
+# (CPU given) the consumer's CPU per 10 s at most that in every run.  The
+# paced lines' threads fire RATE at most, so they pass at 99 % of it.
+# shellcheck disable=SC2154 # r, lo, lmax, lr, b, n, c, cmax, pm are set by eval
 summary() {
-	label=$1 what=$2 want=$3
+	label=$1 what=$2 want=$3 cpu_want=${4:-}
 	eval "r=\$(echo \${rate_$label:-} | median)"
 	eval "lo=\$(echo \${lost_$label:-} | median)"
 	eval "lmax=\$(echo \${lost_$label:-} | tr ' ' '\n' | grep . | sort -g | tail -1)"
 	eval "b=\$(echo \${bpe_$label:-} | median)"
-	verdict=$(awk -v r="$r" -v lo="${lmax:--}" -v t="$want" 'BEGIN {
-		print (r != "-" && r * 1e6 >= t && lo == 0) ? "PASS" : "MISS" }')
+	eval "lr=\${lost_$label:-}"
+	eval "c=\$(echo \${cpu_$label:-} | median)"
+	eval "cmax=\$(echo \${cpu_$label:-} | tr ' ' '\n' | grep . | sort -g | tail -1)"
+	eval "pm=\$(echo \${pmax_$label:-} | tr ' ' '\n' | grep . | sort -g | tail -1)"
+	verdict=$(awk -v r="$r" -v lo="${lmax:--}" -v t="$want" -v c="${cmax:--}" -v cw="$cpu_want" 'BEGIN {
+		ok = r != "-" && r * 1e6 >= t && lo == 0
+		if (cw != "")
+			ok = ok && c != "-" && c <= cw
+		print ok ? "PASS" : "MISS" }')
 	eval "n=\$(echo \${rate_$label:-} | wc -w)"
 	result "file $label $what seconds=$secs runs=$n mev_written_per_s=$r" \
-		"lost_median=$lo lost_max=${lmax:--} bytes_per_event=$b" \
-		"target=${verdict}"
+		"lost_median=$lo lost_max=${lmax:--} lost_runs=$(echo "$lr" | tr -s ' ' ',' | sed 's/^,//')" \
+		"consumer_cpu_per_10s_median=$c consumer_cpu_per_10s_max=${cmax:--}" \
+		"longest_pass_ms=${pm:--} bytes_per_event=$b target=${verdict}"
 }
 summary default "buffers=default" "$target"
 summary big "buffer_size_kb=4096" "$target"
-summary paced "buffer_size_kb=4096 paced_mev_per_s=$(awk -v r="$rate" 'BEGIN { print r / 1e6 }')" \
+summary paced "buffers=default paced_mev_per_s=$(awk -v r="$rate" 'BEGIN { print r / 1e6 }')" \
+	"$(awk -v r="$rate" 'BEGIN { print r * 0.99 }')" 1
+summary paced4m "buffer_size_kb=4096 paced_mev_per_s=$(awk -v r="$rate" 'BEGIN { print r / 1e6 }')" \
 	"$(awk -v r="$rate" 'BEGIN { print r * 0.99 }')"
 
 # --- 2. report speed ---------------------------------------------------------
@@ -232,15 +257,20 @@ function val(k,   i) {
 		if (index($i, k "=") == 1) return substr($i, length(k) + 2)
 	return "-"
 }
-$2 == "default" || $2 == "big" || $2 == "paced" {
+$2 == "default" || $2 == "big" || $2 == "paced" || $2 == "paced4m" {
 	name = "2 threads, default buffers"
 	if ($2 == "big")
 		name = "2 threads, 4096 KiB buffers"
 	if ($2 == "paced")
+		name = "2 threads paced to " val("paced_mev_per_s") " M/s, defaults"
+	if ($2 == "paced4m")
 		name = "2 threads paced to " val("paced_mev_per_s") " M/s, 4096 KiB"
-	printf "%-36s %8s Mev/s written, lost median %s max %s: %s\n", name,
+	printf "%-40s %8s Mev/s written, lost median %s max %s: %s\n", name,
 		val("mev_written_per_s"), val("lost_median"), val("lost_max"),
 		val("target")
+	printf "%-40s lost per run %s; consumer CPU per 10 s median %s max %s s; longest pass %s ms\n", "",
+		val("lost_runs"), val("consumer_cpu_per_10s_median"), val("consumer_cpu_per_10s_max"),
+		val("longest_pass_ms")
 }
 $2 == "report" {
 	printf "report of %s events: slimtrace %s Mev/s, trace-cmd %s Mev/s, slimtrace %sx as fast\n",
@@ -260,7 +290,8 @@ $2 == "size" {
 		val("ratio_slim_over_lttng")
 }
 END {
-	printf "target: >= %d M events/s written for the whole run, 0 lost (PASS/MISS above)\n", target / 1e6
+	printf "target: >= %d M events/s written for the whole run, 0 lost (PASS/MISS above);\n", target / 1e6
+	printf "        paced with the defaults: also the consumer CPU <= 1 s per 10 s in every run\n"
 }' "$results" > "$work/table.txt"
 cat "$work/table.txt"
 cat "$work/table.txt" >> "$results"

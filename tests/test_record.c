@@ -1223,6 +1223,44 @@ static void test_api_errors(void)
 }
 
 /*
+ * slim_record_stats() (none before the first recording: main); while one runs,
+ * the consumer's passes and pages grow with what was fired; after its
+ * stop, the last recording's numbers, the final pass included.
+ */
+static void test_stats(void)
+{
+	struct slim_record_stats st, mid;
+	char p[300];
+	long fired;
+
+	snprintf(p, sizeof(p), "%s/stats.dat", dir);
+	CHECK_EQ_INT(slim_ctl_write("set_event", "rectest:*"), 0);
+	if (!CHECK(slim_record_start(p) == 0))
+		return;
+	/* 20000 pairs of 16 bytes and their texts: over 80 pages. */
+	fired = fire(0, 0, 20000);
+	CHECK_EQ_INT(slim_record_sync(), 0);
+	CHECK_EQ_INT(slim_record_stats(&mid), 0);
+	CHECK(mid.passes > 0);
+	CHECK(mid.pages >= 80);
+	CHECK(mid.pass_max_ns > 0);
+	CHECK(mid.consumer_cpu_ns > 0);
+	fired += fire(0, 20000, 20000);
+	CHECK_EQ_INT(slim_record_stop(), 0);
+	CHECK_EQ_INT(slim_record_stats(&st), 0);
+	CHECK(st.passes > mid.passes);
+	CHECK(st.pages >= mid.pages + 80);
+	CHECK(st.pass_max_ns >= mid.pass_max_ns);
+	CHECK(st.consumer_cpu_ns >= mid.consumer_cpu_ns);
+	/* Kept until the next recording starts. */
+	CHECK_EQ_INT(slim_record_stats(&mid), 0);
+	CHECK(mid.pages == st.pages && mid.passes == st.passes);
+	CHECK_EQ_INT(slim_ctl_write("set_event", ""), 0);
+	CHECK(fired > 40000);
+	unlink(p);
+}
+
+/*
  * The API and the record file at once, from two threads: the recorder's
  * lock and slim_event_mutex are always taken in one order (a deadlock
  * here, with the file's write holding the mutex, before); the watchdog
@@ -1366,6 +1404,9 @@ int main(int argc, char **argv)
 	if (!CHECK(make_dir()))
 		return check_done("record");
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/* Before any recording in this process. */
+	CHECK_EQ_INT(slim_record_stats(NULL), -EINVAL);
+	CHECK_EQ_INT(slim_record_stats(&(struct slim_record_stats){ 0 }), -ENOENT);
 	test_headers();
 	test_conversion();
 	test_api_errors();
@@ -1387,6 +1428,8 @@ int main(int argc, char **argv)
 	test_lost();
 	test_lost_nobuf();
 	test_api_and_file();
+	/* Last: this process records, and its children would inherit that. */
+	test_stats();
 	free(rep.v);
 	if (!check_failed)
 		remove_dir();

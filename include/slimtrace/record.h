@@ -11,6 +11,7 @@
 #ifndef SLIMTRACE_RECORD_H
 #define SLIMTRACE_RECORD_H
 
+#include <stdint.h>
 #include <slimtrace/compiler.h>
 
 SLIM_BEGIN_DECLS
@@ -44,6 +45,26 @@ SLIM_EXPORT int slim_record_env_start(void);
  * 0 or -ENOENT.
  */
 SLIM_EXPORT int slim_record_sync(void);
+
+/*
+ * What the consumer thread has done: for a benchmark, or a program that
+ * reports its own tracing cost.  A pass is one look at every buffer, its
+ * writes to the files included; while one lasts, the buffers fill with
+ * nothing to drain them, so the longest is the headroom a buffer needs
+ * (at the rate it fills).
+ */
+struct slim_record_stats {
+	uint64_t passes;		/* looks at the buffers */
+	uint64_t pages;			/* pages taken from the rings */
+	uint64_t pass_max_ns;		/* the longest pass, wall clock */
+	uint64_t consumer_cpu_ns;	/* the consumer thread's CPU time */
+};
+
+/*
+ * The current recording's, or once stopped the last one's (final pass
+ * included).  0, -EINVAL (st NULL) or -ENOENT (no recording yet).
+ */
+SLIM_EXPORT int slim_record_stats(struct slim_record_stats *st);
 
 /*
  * After a recording process died without finishing (SIGKILL, power

@@ -89,10 +89,32 @@ int rec_write_final(struct rec *r)
 	return r->sink.ops->finish(&r->sink, meta_now(r), &e);
 }
 
+static uint64_t now_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* After a pass that began at t0 and took pages: slim_record_stats(). */
+static void account(struct rec *r, uint64_t t0, uint64_t pages)
+{
+	struct slim_record_stats *st = &r->st;
+	uint64_t took = now_ns(CLOCK_MONOTONIC) - t0;
+
+	__atomic_store_n(&st->passes, st->passes + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->pages, st->pages + pages, __ATOMIC_RELAXED);
+	if (took > st->pass_max_ns)
+		__atomic_store_n(&st->pass_max_ns, took, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->consumer_cpu_ns, now_ns(CLOCK_THREAD_CPUTIME_ID),
+			 __ATOMIC_RELAXED);
+}
+
 /* One look at the buffers: the pages it read, -1 if a handler finished. */
 static long consume_once(struct rec *r, enum rec_drain mode)
 {
-	uint64_t pages;
+	uint64_t pages, t0 = now_ns(CLOCK_MONOTONIC);
 	int ret;
 
 	if (!rec_own_wait(r, REC_OWN_CONSUMER))
@@ -110,6 +132,7 @@ static long consume_once(struct rec *r, enum rec_drain mode)
 	}
 	pages = r->d.pages - pages;
 	rec_own_release(r);
+	account(r, t0, pages);
 	return (long)pages;
 }
 

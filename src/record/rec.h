@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <slimtrace/record.h>
 #include "core/clock.h"
 #include "ring/page.h"
 #include "ring/ring_buffer.h"
@@ -205,6 +206,8 @@ struct rec {
 	int owner;
 	int finished;
 	int consumer_tid;
+	/* slim_record_stats(): written by the consumer thread only. */
+	struct slim_record_stats st;
 
 	/* The consumer thread and its callers, under lock. */
 	pthread_t thread;

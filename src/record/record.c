@@ -24,6 +24,9 @@ static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec *active;		/* under api_lock */
 /* The buffer set being recorded (atomic): asked with slim_event_mutex held. */
 static struct slim_bufset *active_set;
+/* The last recording's slim_record_stats(), kept at its stop; under api_lock. */
+static struct slim_record_stats last_stats;
+static int have_stats;
 
 void rec_set_err(struct rec *r, int err)
 {
@@ -303,6 +306,8 @@ static int stop(enum rec_meta_lock how)
 	pthread_cond_signal(&r->wake);
 	pthread_mutex_unlock(&r->lock);
 	pthread_join(r->thread, NULL);
+	last_stats = r->st;
+	have_stats = 1;
 	ret = rec_finish(r, how);
 	if (ret && ret != -ENODATA)
 		say_unfinished(r, ret);
@@ -317,6 +322,32 @@ static int stop(enum rec_meta_lock how)
 	__atomic_store_n(&active_set, NULL, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&api_lock);
 	rec_free(r);
+	return ret;
+}
+
+static uint64_t stat_load(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+SLIM_EXPORT int slim_record_stats(struct slim_record_stats *st)
+{
+	int ret = 0;
+
+	if (!st)
+		return -EINVAL;
+	pthread_mutex_lock(&api_lock);
+	if (active) {
+		st->passes = stat_load(&active->st.passes);
+		st->pages = stat_load(&active->st.pages);
+		st->pass_max_ns = stat_load(&active->st.pass_max_ns);
+		st->consumer_cpu_ns = stat_load(&active->st.consumer_cpu_ns);
+	} else if (have_stats) {
+		*st = last_stats;
+	} else {
+		ret = -ENOENT;
+	}
+	pthread_mutex_unlock(&api_lock);
 	return ret;
 }
 
