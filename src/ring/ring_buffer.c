@@ -462,7 +462,16 @@ int slim_rb_take_page(struct slim_rb *rb, void *page4096, int full_only,
 	memcpy(out + SLIM_PAGE_HDR, v.page->data + start, n);
 	t = base;
 	rb->r.off = v.commit;
-	events = rb_count_events(out + SLIM_PAGE_HDR, n, &t);
+	/*
+	 * A closed page taken whole: the writer counted its events when it
+	 * closed it (before cur_seq, which rb_open() read), and the reader
+	 * moves to the next page, so the time at its end is not needed.
+	 * That saves the consumer a walk over every event.
+	 */
+	if (v.closed && start == 0)
+		events = SLIM_READ_ONCE(rb->slots[rb->r.seq % rb->nr_pages].entries);
+	else
+		events = rb_count_events(out + SLIM_PAGE_HDR, n, &t);
 	rb_count_consumed(rb, events);
 	rb->r.ts = t;
 	tk->seq = rb->r.seq;
