@@ -20,7 +20,7 @@
  *
  * seconds is the firing time, stop_seconds what slim_record_stop() took
  * (the final drain and the file's assembly); C, M and P are
- * slim_record_stats(): the consumer thread's CPU time, its longest pass
+ * slim_record_get_stats(): the consumer thread's CPU time, its longest pass
  * over the buffers (the longest the buffers went undrained: a stall),
  * and how many passes it made.  What reached the file, and
  * what was lost, is for `slimtrace stat PATH` to say.
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 		die("slim_record_stop", ret);
 	t_stop = paced_now_ns() - t_stop;
 	/* The consumer's numbers, the final pass (the stop) included. */
-	ret = slim_record_stats(&st);
+	ret = slim_record_get_stats(&st);
 	if (ret)
 		die("slim_record_stats", ret);
 	printf("file fired=%ld seconds=%.3f stop_seconds=%.3f consumer_cpu_s=%.3f"

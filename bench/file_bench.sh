@@ -18,7 +18,7 @@
 #    CPU at most 1 s per 10 s) and with 4096 KiB; events written per
 #    second and lost are read from the file (`slimtrace stat`), checked
 #    against fired = recorded + lost; each run's consumer CPU and longest
-#    pass over the buffers come from slim_record_stats().
+#    pass over the buffers come from slim_record_get_stats().
 # 2. `slimtrace report` and `trace-cmd report` read the same file.
 # 3. Bytes per event of trace.dat, and of LTTng-UST's CTF (bench/lttng/
 #    run.sh, "big" channel; its trace_bytes_per_event).

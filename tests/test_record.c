@@ -1223,7 +1223,7 @@ static void test_api_errors(void)
 }
 
 /*
- * slim_record_stats() (none before the first recording: main); while one runs,
+ * slim_record_get_stats() (none before the first recording: main); while one runs,
  * the consumer's passes and pages grow with what was fired; after its
  * stop, the last recording's numbers, the final pass included.
  */
@@ -1240,20 +1240,20 @@ static void test_stats(void)
 	/* 20000 pairs of 16 bytes and their texts: over 80 pages. */
 	fired = fire(0, 0, 20000);
 	CHECK_EQ_INT(slim_record_sync(), 0);
-	CHECK_EQ_INT(slim_record_stats(&mid), 0);
+	CHECK_EQ_INT(slim_record_get_stats(&mid), 0);
 	CHECK(mid.passes > 0);
 	CHECK(mid.pages >= 80);
 	CHECK(mid.pass_max_ns > 0);
 	CHECK(mid.consumer_cpu_ns > 0);
 	fired += fire(0, 20000, 20000);
 	CHECK_EQ_INT(slim_record_stop(), 0);
-	CHECK_EQ_INT(slim_record_stats(&st), 0);
+	CHECK_EQ_INT(slim_record_get_stats(&st), 0);
 	CHECK(st.passes > mid.passes);
 	CHECK(st.pages >= mid.pages + 80);
 	CHECK(st.pass_max_ns >= mid.pass_max_ns);
 	CHECK(st.consumer_cpu_ns >= mid.consumer_cpu_ns);
 	/* Kept until the next recording starts. */
-	CHECK_EQ_INT(slim_record_stats(&mid), 0);
+	CHECK_EQ_INT(slim_record_get_stats(&mid), 0);
 	CHECK(mid.pages == st.pages && mid.passes == st.passes);
 	CHECK_EQ_INT(slim_ctl_write("set_event", ""), 0);
 	CHECK(fired > 40000);
@@ -1405,8 +1405,8 @@ int main(int argc, char **argv)
 		return check_done("record");
 	setvbuf(stdout, NULL, _IONBF, 0);
 	/* Before any recording in this process. */
-	CHECK_EQ_INT(slim_record_stats(NULL), -EINVAL);
-	CHECK_EQ_INT(slim_record_stats(&(struct slim_record_stats){ 0 }), -ENOENT);
+	CHECK_EQ_INT(slim_record_get_stats(NULL), -EINVAL);
+	CHECK_EQ_INT(slim_record_get_stats(&(struct slim_record_stats){ 0 }), -ENOENT);
 	test_headers();
 	test_conversion();
 	test_api_errors();

@@ -64,7 +64,7 @@ struct slim_record_stats {
  * The current recording's, or once stopped the last one's (final pass
  * included).  0, -EINVAL (st NULL) or -ENOENT (no recording yet).
  */
-SLIM_EXPORT int slim_record_stats(struct slim_record_stats *st);
+SLIM_EXPORT int slim_record_get_stats(struct slim_record_stats *st);
 
 /*
  * After a recording process died without finishing (SIGKILL, power

@@ -97,7 +97,7 @@ static uint64_t now_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* After a pass that began at t0 and took pages: slim_record_stats(). */
+/* After a pass that began at t0 and took pages: slim_record_get_stats(). */
 static void account(struct rec *r, uint64_t t0, uint64_t pages)
 {
 	struct slim_record_stats *st = &r->st;

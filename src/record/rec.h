@@ -206,7 +206,7 @@ struct rec {
 	int owner;
 	int finished;
 	int consumer_tid;
-	/* slim_record_stats(): written by the consumer thread only. */
+	/* slim_record_get_stats(): written by the consumer thread only. */
 	struct slim_record_stats st;
 
 	/* The consumer thread and its callers, under lock. */

@@ -24,7 +24,7 @@ static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec *active;		/* under api_lock */
 /* The buffer set being recorded (atomic): asked with slim_event_mutex held. */
 static struct slim_bufset *active_set;
-/* The last recording's slim_record_stats(), kept at its stop; under api_lock. */
+/* The last recording's slim_record_get_stats(), kept at its stop; under api_lock. */
 static struct slim_record_stats last_stats;
 static int have_stats;
 
@@ -330,7 +330,7 @@ static uint64_t stat_load(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
-SLIM_EXPORT int slim_record_stats(struct slim_record_stats *st)
+SLIM_EXPORT int slim_record_get_stats(struct slim_record_stats *st)
 {
 	int ret = 0;
 
