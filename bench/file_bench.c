@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	/* The consumer's numbers, the final pass (the stop) included. */
 	ret = slim_record_get_stats(&st);
 	if (ret)
-		die("slim_record_stats", ret);
+		die("slim_record_get_stats", ret);
 	printf("file fired=%ld seconds=%.3f stop_seconds=%.3f consumer_cpu_s=%.3f"
 	       " pass_max_ms=%.3f passes=%llu\n", fired, (t1 - t0) / 1e9, t_stop / 1e9,
 	       st.consumer_cpu_ns / 1e9, st.pass_max_ns / 1e6, (unsigned long long)st.passes);
