@@ -81,14 +81,6 @@ static uint64_t max_gap_ns = CAL_MAX_GAP_NS;
 /* ---- arithmetic -------------------------------------------------------- */
 
 /* (d * mult) >> shift without a 128-bit type; exact for shift <= 32. */
-uint64_t slim_clock_mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
-{
-	uint64_t lo = (d & 0xffffffffu) * mult;
-	uint64_t hi = (d >> 32) * mult;
-
-	return (hi << (32 - shift)) + (lo >> shift);
-}
-
 uint64_t slim_clock_seg_ns(const struct slim_clock_calib *c, uint64_t raw)
 {
 	uint64_t back;

@@ -97,7 +97,15 @@ size_t slim_clock_calib_snapshot(struct slim_clock_calib *tab, size_t max);
 
 /* One calibration point's conversion, and the arithmetic under it. */
 uint64_t slim_clock_seg_ns(const struct slim_clock_calib *c, uint64_t raw);
-uint64_t slim_clock_mul_shift(uint64_t d, uint32_t mult, uint32_t shift);
+
+/* Inline: the recorder converts every event of a cycles page with it. */
+static inline uint64_t slim_clock_mul_shift(uint64_t d, uint32_t mult, uint32_t shift)
+{
+	uint64_t lo = (d & 0xffffffffu) * mult;
+	uint64_t hi = (d >> 32) * mult;
+
+	return (hi << (32 - shift)) + (lo >> shift);
+}
 
 /* Convert with a table such as a snapshot (entries ordered by tsc_base). */
 uint64_t slim_clock_calib_to_ns(const struct slim_clock_calib *tab, size_t n,

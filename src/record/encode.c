@@ -14,6 +14,8 @@
 
 #define PAGE		SLIM_PAGE_SIZE
 #define DATA		SLIM_PAGE_DATA
+/* Entries in a page: every one but the end's padding takes 8 bytes or more. */
+#define MAX_FIX		(DATA / 8 + 1)
 
 /* ---- cycles to ns --------------------------------------------------------- */
 
@@ -59,15 +61,17 @@ int rec_stage_init(struct rec_stage *st, int clock_id)
 	memset(st, 0, sizeof(*st));
 	st->pages = malloc((size_t)REC_BATCH * PAGE);
 	st->scratch = malloc(PAGE);
+	st->fix = malloc(MAX_FIX * sizeof(*st->fix));
 	st->tab = calloc(SLIM_CLOCK_CALIB_MAX, sizeof(*st->tab));
 	st->convert = clock_id == SLIM_CLOCK_MONO && slim_clock_raw_is_cycles(clock_id);
-	return st->pages && st->scratch && st->tab ? 0 : -ENOMEM;
+	return st->pages && st->scratch && st->fix && st->tab ? 0 : -ENOMEM;
 }
 
 void rec_stage_free(struct rec_stage *st)
 {
 	free(st->pages);
 	free(st->scratch);
+	free(st->fix);
 	free(st->tab);
 	memset(st, 0, sizeof(*st));
 }
@@ -82,8 +86,6 @@ void rec_stage_calibrate(struct rec_stage *st)
 
 unsigned char *rec_stage_slot(struct rec_stage *st)
 {
-	if (st->convert)
-		return st->scratch;
 	return st->used < REC_BATCH ? st->pages + (size_t)st->used * PAGE : NULL;
 }
 
@@ -232,8 +234,103 @@ static void note_first_pid(struct rec_put *p, const unsigned char *page, uint32_
 }
 
 /*
- * When the times are ns and the count fits, the page stays as it is: no
- * work per event.
+ * The entry at *off: an event with a length word (what the record path
+ * writes) read here, anything else by slim_page_next().  The consumer
+ * walks every event of a page whose stamps are cycles.
+ */
+static inline int next_entry(const unsigned char *data, uint32_t n, uint32_t *off,
+			     struct slim_page_entry *ev)
+{
+	uint32_t at = *off, h, len;
+
+	if (at < n && n - at >= 8) {
+		memcpy(&h, data + at, 4);
+		memcpy(&len, data + at + 4, 4);
+		if (slim_page_hdr_type(h) == 0 && len >= 4 && len <= n - at - 4) {
+			ev->type = 0;
+			ev->delta = slim_page_hdr_delta(h);
+			ev->array0 = len;
+			ev->off = at;
+			ev->size = 4 + len;
+			ev->payload = data + at + 8;
+			ev->len = len - 4;
+			*off = at + ev->size;
+			return 1;
+		}
+	}
+	return slim_page_next(&slim_page_host, data, n, off, ev, NULL);
+}
+
+/* The header words an entry gets for a time step of d ns; 0: too wide. */
+static uint32_t fix_words(const struct slim_page_entry *ev, uint64_t d, uint64_t ns,
+			  uint32_t w[2])
+{
+	switch (ev->type) {
+	case SLIM_PAGE_TYPE_EXTEND:
+		if (d > SLIM_PAGE_EXTEND_MAX)
+			return 0;
+		w[0] = slim_page_hdr(ev->type, (uint32_t)(d & SLIM_PAGE_DELTA_MAX));
+		w[1] = (uint32_t)(d >> SLIM_PAGE_DELTA_BITS);
+		return 2;
+	case SLIM_PAGE_TYPE_STAMP:	/* absolute: its low 59 bits */
+		w[0] = slim_page_hdr(ev->type, (uint32_t)(ns & SLIM_PAGE_DELTA_MAX));
+		w[1] = (uint32_t)((ns & SLIM_PAGE_EXTEND_MAX) >> SLIM_PAGE_DELTA_BITS);
+		return 2;
+	default:			/* data, and padding that took time */
+		if (d > SLIM_PAGE_DELTA_MAX)
+			return 0;
+		w[0] = slim_page_hdr(ev->type, (uint32_t)d);
+		return 1;
+	}
+}
+
+/*
+ * Cycles to ns where the page lies, header by header: on a counter of
+ * 1 GHz or more a step in ns is no wider than the step in cycles it
+ * replaces, so every entry keeps its size and the page its layout.  The
+ * new words are worked out first; if one does not fit (a calibration
+ * step forward), the page is left as it was and the caller re-encodes.
+ * 1: converted.
+ */
+static int to_ns_in_place(struct rec_put *p, unsigned char *page, uint32_t n)
+{
+	unsigned char *data = page + SLIM_PAGE_HDR;
+	struct rec_fix *fix = p->st->fix;
+	struct slim_page_entry ev;
+	uint64_t t, ns, prev, base;
+	uint32_t off = 0, nr = 0, i;
+
+	memcpy(&t, page, sizeof(t));
+	prev = conv_ns(&p->cv, t);
+	if (prev < *p->last_ts)
+		prev = *p->last_ts;
+	base = prev;
+	while (next_entry(data, n, &off, &ev) > 0) {
+		t = slim_page_time(&ev, t);
+		ns = conv_ns(&p->cv, t);
+		if (ns < prev)
+			ns = prev;	/* a new calibration point moved it */
+		if (nr == MAX_FIX)
+			return 0;
+		fix[nr].off = ev.off;
+		fix[nr].words = fix_words(&ev, ns - prev, ns, fix[nr].w);
+		if (!fix[nr].words)
+			return 0;
+		nr++;
+		prev = ns;
+		if (slim_page_is_data(&ev))
+			rec_threads_note(p->th, &ev, p->may_grow);
+	}
+	memcpy(page, &base, sizeof(base));
+	for (i = 0; i < nr; i++)
+		memcpy(data + fix[i].off, fix[i].w, fix[i].words * 4);
+	*p->last_ts = prev;
+	return 1;
+}
+
+/*
+ * When the count fits, the page stays where the ring put it: as it is
+ * when its times are ns, its headers rewritten when they are cycles.
  */
 int rec_stage_put(struct rec_put *p, unsigned char *page, uint64_t missed)
 {
@@ -245,14 +342,17 @@ int rec_stage_put(struct rec_put *p, unsigned char *page, uint64_t missed)
 	n = (uint32_t)(commit & SLIM_PAGE_COMMIT_MASK);
 	if (n > DATA)
 		return 0;	/* cannot happen: ignore the page */
-	if (page != st->scratch) {
-		if (!missed || slim_page_count_fits(n)) {
-			slim_page_finish(page, n, missed);
+	if (!missed || slim_page_count_fits(n)) {
+		if (!st->convert) {
 			note_first_pid(p, page, n);
-			st->used++;
-			return 0;
+		} else if (!to_ns_in_place(p, page, n)) {
+			memcpy(st->scratch, page, PAGE);
+			return reencode(p, st->scratch, n, missed);
 		}
-		memcpy(st->scratch, page, PAGE);
+		slim_page_finish(page, n, missed);
+		st->used++;
+		return 0;
 	}
+	memcpy(st->scratch, page, PAGE);
 	return reencode(p, st->scratch, n, missed);
 }

@@ -114,9 +114,17 @@ void rec_lost_owe(struct rec_lost *l, int ring, uint64_t count);
 /* ---- encode.c: pages into the staging area ---- */
 
 /* Cycles to ns the recorder's way: slim_record_conv_ns() (record.h). */
+/* A header rewritten in place: where, and its one or two new words. */
+struct rec_fix {
+	uint32_t off;
+	uint32_t w[2];
+	uint32_t words;
+};
+
 struct rec_stage {
 	unsigned char *pages;	/* REC_BATCH pages */
 	unsigned char *scratch;	/* one page */
+	struct rec_fix *fix;	/* a page's worth (SLIM_PAGE_DATA / 8) */
 	int used;
 	int convert;		/* stamps are cycles: write ns */
 	struct slim_clock_calib *tab;
