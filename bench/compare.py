@@ -553,9 +553,15 @@ def hot_code(obj, fn):
     insns = 0
     for line in m.group(2).splitlines():
         w = line.split("\t")
-        if len(w) >= 2 and int(w[0].strip().rstrip(":"), 16) < end and "nop" not in w[1]:
+        if len(w) >= 2 and int(w[0].strip().rstrip(":"), 16) < end and not padding(w[1]):
             insns += 1
     return insns, size
+
+
+def padding(insn):
+    """Alignment padding: the nop forms, and the 2-byte nop (66 90), which
+    objdump prints as xchg %ax,%ax and gcc emits before a loop head."""
+    return "nop" in insn or insn.split() == ["xchg", "%ax,%ax"]
 
 
 def report_callsite(args, summ):

@@ -32,7 +32,9 @@
  * test is an asm goto: a compare with the probe pointer and a jump, with
  * the pointer's address left in a register for the call, which makes the
  * smallest call site the compiler can then move out of line (about 37
- * bytes with gcc -O2, docs/dialect.md).  Elsewhere, a volatile load.  An
+ * bytes with gcc -O2, docs/dialect.md).  That lea is on the hot path; an
+ * "i" operand would move it to the cold one but cost 4 bytes per call
+ * site (docs/benchmarks.md).  Elsewhere, a volatile load.  An
  * event's iterator belongs to its class, so a DEFINE_EVENT adds no
  * function of its own.
  */
