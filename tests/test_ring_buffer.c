@@ -201,10 +201,14 @@ static int same(const void *p, unsigned int len, uint64_t seq)
 	return memcmp(p, want, len) == 0;
 }
 
-static unsigned int round8(unsigned int n)
+static unsigned int round4(unsigned int n)
 {
-	return (n + 7) & ~7u;
+	return (n + 3) & ~3u;
 }
+
+/* The kernel's layout: a 4-byte header up to 112 bytes, else a length word too. */
+#define EV_BYTES	(PLEN + 4)	/* a PLEN payload's event */
+#define PER_PAGE	(4080 / EV_BYTES)
 
 static int record(struct slim_rb *rb, unsigned int len, uint64_t ts, uint64_t seq)
 {
@@ -268,7 +272,7 @@ static void test_encoding(void)
 		void *p = slim_rb_reserve(rb, lens[i], 1000 + 10 * i);
 
 		CHECK(p != NULL);
-		if ((uintptr_t)p & 7)
+		if ((uintptr_t)p & 3)
 			misaligned++;
 		fill(p, lens[i], i);
 		slim_rb_commit(rb);
@@ -276,16 +280,28 @@ static void test_encoding(void)
 	CHECK_EQ_INT(misaligned, 0);
 	CHECK_EQ_INT(slim_rb_read_page(rb, page, 1), 1);	/* 3000 did not fit */
 
-	/* Raw bits of the first event: type_len 0, delta 0, length word. */
+	/*
+	 * Raw bits of the first events: an empty payload takes a word, as
+	 * in the kernel (type_len 1, delta 0); one of 1 byte type_len 1,
+	 * delta 10; 113 bytes type_len 0 and a length word of 4 + 116.
+	 */
 	CHECK_EQ_INT(get64(page), 1000);
-	CHECK_EQ_INT(get32(page + 16) & 0x1f, 0);
+	CHECK_EQ_INT(get32(page + 16) & 0x1f, 1);
 	CHECK_EQ_INT(get32(page + 16) >> 5, 0);
-	CHECK_EQ_INT(get32(page + 20), 4 + round8(lens[0]));
+	CHECK_EQ_INT(get32(page + 24) & 0x1f, 1);
+	CHECK_EQ_INT(get32(page + 24) >> 5, 10);
+	{
+		/* 0, 1, 4, 8, 12, 24, 100, 112: 8 + 8 + 8 + 12 + 16 + 28 + 104 + 116 */
+		const unsigned char *e113 = page + 16 + 300;
+
+		CHECK_EQ_INT(get32(e113) & 0x1f, 0);
+		CHECK_EQ_INT(get32(e113 + 4), 4 + 116);
+	}
 	do {
 		CHECK_EQ_INT(decode_page(page, &d), 0);
-		CHECK(d.size % 8 == 0);
+		CHECK(d.size % 4 == 0);
 		for (int k = 0; k < d.nr; k++, got++) {
-			CHECK_EQ_INT(d.ev[k].len, round8(lens[got]));
+			CHECK_EQ_INT(d.ev[k].len, lens[got] ? round4(lens[got]) : 4);
 			CHECK_EQ_INT(d.ev[k].ts, 1000 + 10 * got);
 			CHECK(same(d.ev[k].payload, lens[got], got));
 		}
@@ -365,8 +381,8 @@ static void test_drop_mode(void)
 	CHECK_EQ_INT(st.dropped, fired - rec);
 	CHECK_EQ_INT(st.overwritten, 0);
 	CHECK_EQ_INT(st.entries + st.lost, fired);
-	/* 4 pages of 127 events of 32 bytes */
-	CHECK_EQ_INT(rec, 4 * (4080 / 32));
+	/* 4 pages of 145 events of 28 bytes */
+	CHECK_EQ_INT(rec, 4 * PER_PAGE);
 	n = iter_count(rb, &first, &last);
 	CHECK_EQ_INT(n, st.entries);
 	CHECK_EQ_INT(first, 0);				/* drop mode keeps the oldest */
@@ -468,7 +484,7 @@ static void test_discard_nested_limits(void)
 	struct slim_rb *rb = slim_rb_create(4, 0);
 	struct slim_rb_stats st;
 	struct dec_page d;
-	unsigned int i, fill_n = 4080 / 32;
+	unsigned int i, fill_n = PER_PAGE;
 	void *p, *q;
 
 	/* discard: nothing recorded, nothing lost, time chain intact */
@@ -615,7 +631,7 @@ static void test_readers(void)
 static void test_conflict(void)
 {
 	struct slim_rb *rb = slim_rb_create(2, 1);
-	unsigned int per_page = 4080 / 32, i;
+	unsigned int per_page = PER_PAGE, i;
 	struct slim_rb_stats st;
 	unsigned char buf[64];
 	unsigned int len;

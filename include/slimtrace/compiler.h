@@ -94,4 +94,13 @@ typedef __builtin_va_list slim_va_list;
 # define SLIM_PTR_SET(p)	(*(__typeof__(p) volatile *)&(p) != NULL)
 #endif
 
+/*
+ * Records lie 4-byte aligned, as in the kernel's ring: a class that
+ * writes one with 8-byte fields through a struct pointer gives the
+ * pointer's type this (the fields keep their offsets), e.g.
+ *
+ *	typedef struct my_record SLIM_RECORD_ALIGN my_record_t;
+ */
+#define SLIM_RECORD_ALIGN	__attribute__((__aligned__(4)))
+
 #endif /* SLIMTRACE_COMPILER_H */

@@ -215,7 +215,8 @@ struct slim_reserve {
 };
 /*
  * Room for a record of size bytes in the event's first target, common
- * header filled; NULL when there is none (or every one lost it, counted).
+ * header filled, 4-byte aligned (SLIM_RECORD_ALIGN); NULL when there is
+ * none (or every one lost it, counted).
  * Only from a probe: the tracepoint's RCU read-side section keeps the
  * targets alive until the last commit.
  */

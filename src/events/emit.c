@@ -354,19 +354,19 @@ SLIM_EXPORT SLIM_IN_DELIVER void slim_event_commit(struct slim_reserve *r)
 	commit(r);
 }
 
-/* The filter on a record the fast path reserved at e: COMM and CPU looked up if read. */
+/* The filter on a record the fast path reserved: COMM and CPU looked up if read. */
 static inline __attribute__((always_inline)) int
-fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *e)
+fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const void *rec, uint32_t len)
 {
 	struct slim_filter_ctx ctx;
 	int keep;
 
-	/* The payload, padding to 8 bytes included. */
-	keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
+	/* len: the payload, padding to 4 bytes included. */
+	keep = slim_filter_match(f, rec, len, &slim_filter_ctx_unknown);
 	if (slim_unlikely(keep < 0)) {
 		ctx.comm = slim_filter_needs_comm(f) ? slim_bufset_buffer(t->bufs)->comm : NULL;
 		ctx.cpu = slim_filter_needs_cpu(f) ? sched_getcpu() : -1;
-		keep = slim_filter_match(f, e + 2, e[1] - 4, &ctx);
+		keep = slim_filter_match(f, rec, len, &ctx);
 	}
 	return keep;
 }
@@ -381,13 +381,14 @@ fast_filter_keeps(struct slim_filter *f, struct slim_target *t, const uint32_t *
 static SLIM_COLD __attribute__((noinline)) SLIM_IN_DELIVER
 void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
 {
-	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
-	void *post = slim_triggers_cond(t, e + 2, e[1] - 4, NULL);
+	uint32_t len;
+	void *rec = slim_rb_resv_record(rb, &len);
+	void *post = slim_triggers_cond(t, rec, len, NULL);
 	struct slim_filter *f = slim_rcu_dereference(t->filter);
 	int keep = !(SLIM_READ_ONCE(t->flags) & SLIM_TARGET_FL_SOFT_DISABLED);
 
 	if (keep && f)
-		keep = fast_filter_keeps(f, t, e);
+		keep = fast_filter_keeps(f, t, rec, len);
 	if (keep)
 		slim_rb_commit(rb);
 	else
@@ -409,13 +410,14 @@ SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_wri
 	struct slim_rb *rb = (struct slim_rb *)aw;
 	struct slim_target *t = rb->w.resv_target;
 	struct slim_filter *f = slim_rcu_dereference(t->filter);
-	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	uint32_t len;
+	void *rec = slim_rb_resv_record(rb, &len);
 
 	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
 		commit_fast_triggered(rb, t);
 		return;
 	}
-	if (f && !fast_filter_keeps(f, t, e)) {
+	if (f && !fast_filter_keeps(f, t, rec, len)) {
 		slim_rb_discard_fast(rb);
 		return;
 	}

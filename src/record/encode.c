@@ -234,8 +234,9 @@ static void note_first_pid(struct rec_put *p, const unsigned char *page, uint32_
 }
 
 /*
- * The entry at *off: an event with a length word (what the record path
- * writes) read here, anything else by slim_page_next().  The consumer
+ * The entry at *off: an event (what the record path writes: type_len its
+ * words, or 0 and a length word) read here, anything else by
+ * slim_page_next().  The consumer
  * walks every event of a page whose stamps are cycles.
  */
 static inline int next_entry(const unsigned char *data, uint32_t n, uint32_t *off,
@@ -245,6 +246,18 @@ static inline int next_entry(const unsigned char *data, uint32_t n, uint32_t *of
 
 	if (at < n && n - at >= 8) {
 		memcpy(&h, data + at, 4);
+		len = 4 * slim_page_hdr_type(h);
+		if (len && len <= 4 * SLIM_PAGE_TYPE_DATA_MAX && len <= n - at - 4) {
+			ev->type = len / 4;
+			ev->delta = slim_page_hdr_delta(h);
+			ev->array0 = 0;
+			ev->off = at;
+			ev->size = 4 + len;
+			ev->payload = data + at + 4;
+			ev->len = len;
+			*off = at + ev->size;
+			return 1;
+		}
 		memcpy(&len, data + at + 4, 4);
 		if (slim_page_hdr_type(h) == 0 && len >= 4 && len <= n - at - 4) {
 			ev->type = 0;

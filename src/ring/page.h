@@ -32,7 +32,7 @@
 #define SLIM_PAGE_SIZE		4096u
 #define SLIM_PAGE_HDR		16u
 #define SLIM_PAGE_DATA		(SLIM_PAGE_SIZE - SLIM_PAGE_HDR)
-#define SLIM_PAGE_EVENT_HDR	8u	/* type_len 0 + length word */
+#define SLIM_PAGE_EVENT_HDR	8u	/* type_len 0 + length word: the largest */
 
 #define SLIM_PAGE_TYPE_DATA_MAX	28u
 #define SLIM_PAGE_TYPE_PADDING	29u
@@ -108,6 +108,23 @@ static inline unsigned int slim_page_hdr_type(uint32_t hdr)
 #endif
 }
 
+/*
+ * The payload of the data event whose header (host order) is at e, and
+ * its length in *len: after the header when type_len gives the words,
+ * after the length word when type_len is 0.
+ */
+static inline void *slim_page_payload(uint32_t *e, uint32_t *len)
+{
+	uint32_t tl = slim_page_hdr_type(e[0]);
+
+	if (tl) {
+		*len = 4 * tl;
+		return e + 1;
+	}
+	*len = e[1] - 4;
+	return e + 2;
+}
+
 /* The time delta of a header slim_page_hdr() made. */
 static inline uint32_t slim_page_hdr_delta(uint32_t hdr)
 {
@@ -116,6 +133,34 @@ static inline uint32_t slim_page_hdr_delta(uint32_t hdr)
 #else
 	return hdr >> 5;
 #endif
+}
+
+/*
+ * Bytes a data event of a payload of len bytes takes, as the kernel
+ * writes it: the payload rounded to 4 (an empty one takes 4, as in the
+ * kernel), after a 4-byte header whose type_len counts its words (up to
+ * 112 bytes), else after a header and a length word.
+ */
+static inline uint64_t slim_page_event_size(unsigned int len)
+{
+	uint64_t words = len ? ((uint64_t)len + 3) & ~(uint64_t)3 : 4;
+
+	return words + (words <= 4 * SLIM_PAGE_TYPE_DATA_MAX ? 4 : 8);
+}
+
+/*
+ * Write the header of a data event of size bytes (slim_page_event_size())
+ * at ev, time delta below 2^27: where its payload goes.
+ */
+static inline void *slim_page_put_data(uint32_t *ev, uint32_t size, uint32_t delta)
+{
+	if (size <= 4 + 4 * SLIM_PAGE_TYPE_DATA_MAX) {
+		ev[0] = slim_page_hdr((size - 4) / 4, delta);
+		return ev + 1;
+	}
+	ev[0] = slim_page_hdr(0, delta);
+	ev[1] = size - 4;	/* the kernel's length word counts itself */
+	return ev + 2;
 }
 
 /* A time extend of delta (below SLIM_PAGE_EXTEND_MAX) at p: 8 bytes. */

@@ -224,13 +224,11 @@ void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len, uint64_t ts)
 		ev += 2;
 		delta = 0;
 	}
-	ev[0] = slim_page_hdr(0, (uint32_t)delta);
-	ev[1] = (uint32_t)size - 4;
 	w->resv_off = w->off;
 	w->resv_ts = w->ts;
 	w->off += extend + (uint32_t)size;
 	w->ts = ts;
-	return ev + 2;
+	return slim_page_put_data(ev, (uint32_t)size, (uint32_t)delta);
 }
 
 /* ---- decoding (reader side) ---- */

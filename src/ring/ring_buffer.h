@@ -218,15 +218,17 @@ SLIM_COLD void *slim_rb__reserve_slow(struct slim_rb *rb, unsigned int len,
 				      uint64_t ts);
 SLIM_COLD void *slim_rb__nested(struct slim_rb *rb);
 
-/* Bytes an event of a payload of len bytes takes, payload rounded to 8. */
+/* Bytes an event of a payload of len bytes takes (ring/page.h). */
 static inline uint64_t slim_rb_event_size(unsigned int len)
 {
-	return SLIM_RB_EVENT_HDR + (((uint64_t)len + 7) & ~(uint64_t)7);
+	return slim_page_event_size(len);
 }
 
 /*
  * Reserve room for a payload of len bytes at time ts.  The payload is
- * 8-byte aligned.  NULL means the event is lost (and counted).
+ * 4-byte aligned, as the kernel's: a record with 8-byte fields is
+ * written through a 4-aligned type (or memcpy).  NULL means the event
+ * is lost (and counted).
  *
  * The writer's state moves at reserve time, so that commit, which only
  * publishes, is not on the path from one event to the next.
@@ -251,13 +253,11 @@ static inline void *slim_rb_reserve(struct slim_rb *rb, unsigned int len,
 		return slim_rb__reserve_slow(rb, len, ts);
 
 	ev = (uint32_t *)(w->page->data + off);
-	ev[0] = slim_page_hdr(0, (uint32_t)delta);
-	ev[1] = (uint32_t)size - 4;	/* the kernel's length word counts itself */
 	w->resv_off = off;
 	w->resv_ts = w->ts;
 	w->off = off + (uint32_t)size;
 	w->ts = ts;
-	return ev + 2;
+	return slim_page_put_data(ev, (uint32_t)size, (uint32_t)delta);
 }
 
 /* Publish the outstanding reservation. */
@@ -300,6 +300,12 @@ static inline void slim_rb_discard(struct slim_rb *rb)
 	}
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
+}
+
+/* The record the inlined fast path reserved, and its length (padding included). */
+static inline void *slim_rb_resv_record(struct slim_rb *rb, uint32_t *len)
+{
+	return slim_page_payload((uint32_t *)(rb->w.page->data + rb->w.resv_off), len);
 }
 
 /*

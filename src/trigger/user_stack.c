@@ -200,7 +200,7 @@ static int first_caller(void *const *ips, int n)
 __attribute__((noinline)) int slim_user_stack_record(struct slim_bufset *bs)
 {
 	void *ips[SLIM_USER_STACK_ENTRIES + OWN_FRAMES_MAX];
-	struct slim_user_stack_entry *r;
+	slim_user_stack_rec *r;
 	struct slim_buffer *b;
 	struct slim_rb *rb;
 	int n, i, k;
@@ -243,7 +243,7 @@ __attribute__((noinline)) int slim_user_stack_record(struct slim_bufset *bs)
 static int us_print(struct slim_seq *s, struct slim_seq *p, const struct slim_event *ev,
 		    const void *rec, unsigned int len)
 {
-	const struct slim_user_stack_entry *r = rec;
+	const slim_user_stack_rec *r = rec;
 	int k;
 
 	(void)p;

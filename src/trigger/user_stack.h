@@ -21,6 +21,8 @@ struct slim_user_stack_entry {
 	uint32_t tgid;
 	unsigned long caller[SLIM_USER_STACK_ENTRIES];	/* zeros after the last */
 };
+/* How a record is reached in a ring: 4-byte aligned, as the kernel's. */
+typedef struct slim_user_stack_entry SLIM_RECORD_ALIGN slim_user_stack_rec;
 
 struct slim_bufset;
 

@@ -42,11 +42,13 @@ struct sys_record {
 	int nr;
 	long args[];
 };
+/* Records lie 4-byte aligned in the ring. */
+typedef struct sys_record SLIM_RECORD_ALIGN sys_record_t;
 
 static void sys_probe(long nr, const long *args, void *data)
 {
 	struct slim_reserve r;
-	struct sys_record *rec;
+	sys_record_t *rec;
 	unsigned int i;
 
 	(void)data;
@@ -113,7 +115,7 @@ static int sys_print(struct slim_seq *s, struct slim_seq *p,
 		     const struct slim_event *ev, const void *rec, unsigned int len)
 {
 	const struct sys_meta *m = ev->data;
-	const struct sys_record *r = rec;
+	const sys_record_t *r = rec;
 	unsigned int i;
 
 	(void)p;

@@ -32,4 +32,6 @@
 		tstruct							\
 		char __data[];						\
 	};								\
+	/* Records lie 4-byte aligned in a ring, as the kernel's. */	\
+	typedef struct slim_entry_##name SLIM_RECORD_ALIGN slim_rec_##name; \
 	__SLIM_END

@@ -106,14 +106,14 @@
 	static void __slim_probe_##name(proto, void *__data)		\
 	{								\
 		struct slim_dyn_##name __dyn;				\
-		struct slim_entry_##name *__entry;			\
+		slim_rec_##name *__entry;				\
 		struct slim_record_room __room;				\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
 		__room = __slim_record_fast((struct slim_event *)__data, \
 					    slim_record_esize(__size));	\
 		if (slim_likely(__room.rec != NULL)) {			\
-			__entry = (struct slim_entry_##name *)__room.rec; \
+			__entry = (slim_rec_##name *)__room.rec;		\
 			tstruct						\
 			{ assign; }					\
 			__slim_record_commit((struct slim_abi_writer *)__room.w); \
@@ -124,10 +124,10 @@
 		{							\
 			struct slim_reserve __r;			\
 									\
-			for (__entry = (struct slim_entry_##name *)	\
+			for (__entry = (slim_rec_##name *)		\
 				slim_event_reserve(&__r,		\
 					(struct slim_event *)__room.w, __size); \
-			     __entry; __entry = (struct slim_entry_##name *) \
+			     __entry; __entry = (slim_rec_##name *)	\
 				slim_event_commit_next(&__r)) {		\
 				tstruct					\
 				{ assign; }				\

@@ -64,8 +64,8 @@
 		      const struct slim_event *__ev,			\
 		      const void *__rec, unsigned int __len)		\
 	{								\
-		const struct entry_type *__entry =			\
-			(const struct entry_type *)__rec;		\
+		const entry_type *__entry =				\
+			(const entry_type *)__rec;			\
 									\
 		(void)__p;						\
 		(void)__ev;						\
@@ -75,11 +75,11 @@
 	}
 
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
-	__SLIM_DEFINE_PRINTER(__slim_print_##name, slim_entry_##name,	\
+	__SLIM_DEFINE_PRINTER(__slim_print_##name, slim_rec_##name,	\
 			      PARAMS(print))				\
 	__SLIM_END
 #define DEFINE_EVENT_PRINT(template, name, proto, args, print)		\
-	__SLIM_DEFINE_PRINTER(__slim_print_ev_##name, slim_entry_##template, \
+	__SLIM_DEFINE_PRINTER(__slim_print_ev_##name, slim_rec_##template, \
 			      PARAMS(print))				\
 	SLIM_HIDDEN const struct slim_event_print slim_evprint_##name = { \
 		.print_fmt = __slim_fmt_##name,				\

@@ -19,7 +19,9 @@
  * record fits the page being filled and the clock is the cycle counter;
  * the second, third and last are one compare (the buffer set's fast
  * word, whose address the targets array copies).  ABI 3: that copy and
- * the slot (ABI 2 went through the target to its buffer set).  A filter (and the event file's triggers that have one) is run
+ * the slot (ABI 2 went through the target to its buffer set), and the
+ * kernel's record layout: 4-byte headers, 4-byte aligned payloads (ABI 2
+ * wrote a length word and rounded to 8).  A filter (and the event file's triggers that have one) is run
  * on the record at commit, out of line, which then publishes it or rolls the ring back
  * (the kernel's way).  Anything else (no buffer yet, page switch, a
  * trigger without a filter, several targets, a consumer, a nested
@@ -48,6 +50,8 @@ struct slim_target;
 #define SLIM_ABI_PAGE_HDR	16u
 #define SLIM_ABI_PAGE_DATA	(4096u - SLIM_ABI_PAGE_HDR)
 #define SLIM_ABI_EVENT_HDR	8u	/* type_len 0, delta, length word */
+/* type_len 1..28: the payload in words, a 4-byte header (the kernel's). */
+#define SLIM_ABI_TYPE_LEN_MAX	28u
 #define SLIM_ABI_DELTA_BITS	27u
 #define SLIM_ABI_DELTA_MAX	((1u << SLIM_ABI_DELTA_BITS) - 1)
 
@@ -190,16 +194,22 @@ struct slim_record_room {
 /*
  * What slim_record_fast() takes: a record of size bytes (its common
  * header included, so at least 8) as the ring stores it, header and
- * padding included.  A size that no page holds (0 is the probe's "too
- * large", which slim_event_reserve() counts lost) becomes
- * SLIM_ABI_ESIZE_NONE, larger than any page's room, small enough that
- * off + esize never wraps.  A constant for a class without dynamic
- * fields.
+ * padding included: as the kernel stores it, 4-byte aligned, with a
+ * 4-byte header whose type_len is the payload in words up to 112 bytes
+ * (a 2-int event takes 28 bytes), else type_len 0 and a length word.
+ * So esize is at most 116 for the first form, at least 124 for the
+ * second.  A size that no page holds (0 is the probe's "too large",
+ * which slim_event_reserve() counts lost) becomes SLIM_ABI_ESIZE_NONE,
+ * larger than any page's room, small enough that off + esize never
+ * wraps.  A constant for a class without dynamic fields.
  */
 #define SLIM_ABI_ESIZE_NONE	0x10000u
+#define __slim_record_words(size)	(((unsigned int)(size) + 3) & ~3u)
 #define slim_record_esize(size)						\
 	((unsigned int)(size) - 1 < SLIM_ABI_PAGE_DATA - SLIM_ABI_EVENT_HDR ? \
-	 SLIM_ABI_EVENT_HDR + (((unsigned int)(size) + 7) & ~7u) : SLIM_ABI_ESIZE_NONE)
+	 __slim_record_words(size) +					\
+	 (__slim_record_words(size) <= 4 * SLIM_ABI_TYPE_LEN_MAX ? 4u : 8u) : \
+	 SLIM_ABI_ESIZE_NONE)
 
 /*
  * The fast path's room for a record of esize bytes (slim_record_esize()),
@@ -218,7 +228,7 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
 	struct slim_trace_entry *ent;
-	uint32_t off, hdr, *e;
+	uint32_t off, hdr, tl, *e;
 	uint64_t now, delta;
 	unsigned int fl;
 
@@ -261,16 +271,26 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 		return slow;
 	}
 	e = (uint32_t *)(((struct slim_abi_page *)w->page)->data + off);
-	/* type_len 0 (a length word follows), in the kernel's bit order. */
+	/* The header in the kernel's bit order: type_len, delta. */
+	tl = (esize - 4) >> 2;
+	if (slim_likely(tl <= SLIM_ABI_TYPE_LEN_MAX)) {
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	e[0] = (uint32_t)delta;
+		e[0] = tl << SLIM_ABI_DELTA_BITS | (uint32_t)delta;
 #else
-	e[0] = (uint32_t)delta << 5;
+		e[0] = (uint32_t)delta << 5 | tl;
 #endif
-	e[1] = esize - 4;		/* which counts itself */
+		ent = (struct slim_trace_entry *)(e + 1);
+	} else {
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		e[0] = (uint32_t)delta;
+#else
+		e[0] = (uint32_t)delta << 5;
+#endif
+		e[1] = esize - 4;	/* a length word, which counts itself */
+		ent = (struct slim_trace_entry *)(e + 2);
+	}
 	w->off = off + esize;
 	w->ts = now;
-	ent = (struct slim_trace_entry *)(e + 2);
 	/* type, flags 0, preempt_count 0: one store. */
 	hdr = (uint16_t)ev->event.type;
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
