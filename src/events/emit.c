@@ -404,22 +404,43 @@ void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
  */
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w) == 0, "ABI: a ring starts with its writer");
 
+/*
+ * The rest of slim_record_commit_filtered(): out of line, so that the
+ * common case saves no registers.
+ */
+static SLIM_COLD __attribute__((noinline)) SLIM_IN_DELIVER
+void commit_fast_filtered(struct slim_rb *rb, struct slim_target *t,
+			  struct slim_filter *f)
+{
+	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+
+	if (f && !fast_filter_keeps(f, t, e))
+		slim_rb_discard_fast(rb);
+	else
+		slim_rb_commit(rb);
+}
+
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
 {
 	struct slim_rb *rb = (struct slim_rb *)aw;
 	struct slim_target *t = rb->w.resv_target;
 	struct slim_filter *f = slim_rcu_dereference(t->filter);
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	int keep;
 
 	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
 		commit_fast_triggered(rb, t);
 		return;
 	}
-	if (f && !fast_filter_keeps(f, t, e)) {
+	/* A one-predicate filter, the usual case, is tested here. */
+	keep = f ? slim_filter_quick(f, e + 2, e[1] - 4) : -1;
+	if (slim_likely(keep > 0)) {
+		slim_rb_commit(rb);
+	} else if (slim_likely(keep == 0)) {
 		slim_rb_discard_fast(rb);
-		return;
+	} else {
+		commit_fast_filtered(rb, t, f);
 	}
-	slim_rb_commit(rb);
 }
 
 /* The targets after the first: the uncommon case, out of the way. */

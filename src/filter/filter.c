@@ -96,6 +96,7 @@ struct pred {
 };
 
 struct slim_filter {
+	struct slim_filter_fast fast;	/* first: the record path reads it inline */
 	unsigned int nr;
 	int integers_only;	/* every predicate is PK_NUM: the fast loop */
 	int needs_cpu;		/* reads the CPU pseudo-field */
@@ -1238,6 +1239,167 @@ static int gen_targets(struct compiler *c, uint32_t root)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * The fast form (filter.h): a chain of interval literals.
+ */
+
+/* An interval that holds for no value: the masked field is 0, not in [1, max]. */
+static void lit_never(struct slim_filter_lit *l)
+{
+	l->mask = 0;
+	l->lo = 1;
+	l->range = UINT64_MAX - 1;
+}
+
+/*
+ * Predicate p as an interval of the widened field: its order is the
+ * field's (signed: from INT64_MIN up), the interval wraps modulo 2^64.
+ */
+static void lit_of_pred(const struct pred *p, struct slim_filter_lit *l)
+{
+	uint64_t min = p->bias, max = p->bias - 1, v = p->val;
+	int is_signed = p->sign_bit || p->bias;
+
+	l->offset = p->offset;
+	if (p->size == 8)
+		l->load = SLIM_FLOAD_64;
+	else if (p->size == 4)
+		l->load = is_signed ? SLIM_FLOAD_S32 : SLIM_FLOAD_U32;
+	else if (p->size == 2)
+		l->load = is_signed ? SLIM_FLOAD_S16 : SLIM_FLOAD_U16;
+	else
+		l->load = is_signed ? SLIM_FLOAD_S8 : SLIM_FLOAD_U8;
+	l->mask = UINT64_MAX;
+	switch (p->op) {
+	case OP_EQ:		/* [v, v] */
+		l->lo = v;
+		l->range = 0;
+		break;
+	case OP_NE:		/* [v + 1, v - 1]: all but v */
+		l->lo = v + 1;
+		l->range = UINT64_MAX - 1;
+		break;
+	case OP_LT:		/* [min, v - 1] */
+		if (v == min) {
+			lit_never(l);
+			break;
+		}
+		l->lo = min;
+		l->range = v - 1 - min;
+		break;
+	case OP_LE:		/* [min, v] */
+		l->lo = min;
+		l->range = v - min;
+		break;
+	case OP_GT:		/* [v + 1, max] */
+		if (v == max) {
+			lit_never(l);
+			break;
+		}
+		l->lo = v + 1;
+		l->range = max - v - 1;
+		break;
+	case OP_GE:		/* [v, max] */
+		l->lo = v;
+		l->range = max - v;
+		break;
+	default:		/* OP_BAND: x & v in [1, max] */
+		l->mask = v;
+		l->lo = 1;
+		l->range = UINT64_MAX - 1;
+		break;
+	}
+}
+
+/* The literal that holds where l does not: the interval's complement. */
+static void lit_negate(struct slim_filter_lit *l)
+{
+	if (l->range == UINT64_MAX) {
+		lit_never(l);
+		return;
+	}
+	l->lo += l->range + 1;
+	l->range = ~l->range - 1;
+}
+
+/*
+ * Is the predicate array a chain: each predicate but the last either
+ * goes on to the next or ends with one same verdict, and the last ends
+ * with either verdict?  Then *cont[i] says which of its results goes on
+ * (the last's: which gives the other verdict) and *keep_if_all the
+ * verdict when every predicate goes on.
+ */
+static int chain_shape(const struct pred *preds, uint32_t n, uint8_t *cont,
+		       uint8_t *keep_if_all)
+{
+	uint32_t discard = n + 1, exit = discard, i;
+	int have_exit = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		uint32_t t = preds[i].on_true, f = preds[i].on_false, out;
+
+		if (t == i + 1 && f >= n) {
+			cont[i] = 1;
+			out = f;
+		} else if (f == i + 1 && t >= n) {
+			cont[i] = 0;
+			out = t;
+		} else {
+			return 0;
+		}
+		if (have_exit && out != exit)
+			return 0;
+		exit = out;
+		have_exit = 1;
+	}
+	if (preds[i].on_true < n || preds[i].on_false < n ||
+	    preds[i].on_true == preds[i].on_false)
+		return 0;
+	cont[i] = preds[i].on_true != exit;
+	*keep_if_all = exit == discard;
+	return 1;
+}
+
+/* The fast form of f (its preds and targets final); ENOMEM only. */
+static int build_fast(struct slim_filter *f)
+{
+	struct slim_filter_fast *ff = &f->fast;
+	struct slim_filter_lit *lits;
+	uint8_t *cont;
+	uint32_t i;
+
+	ff->prog = SLIM_FPROG_GENERIC;
+	if (!f->integers_only || !f->nr)
+		return 0;
+	cont = malloc(f->nr);
+	if (!cont)
+		return -ENOMEM;
+	if (!chain_shape(f->preds, f->nr, cont, &ff->keep_if_all)) {
+		free(cont);
+		return 0;
+	}
+	lits = calloc(f->nr, sizeof(*lits));
+	if (!lits) {
+		free(cont);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->nr; i++) {
+		const struct pred *p = &f->preds[i];
+
+		lit_of_pred(p, &lits[i]);
+		if (!cont[i])
+			lit_negate(&lits[i]);
+		if (p->end > ff->need)
+			ff->need = p->end;
+	}
+	free(cont);
+	ff->nr = f->nr;
+	ff->lits = lits;
+	ff->one = lits[0];
+	ff->prog = f->nr == 1 ? lits[0].load : SLIM_FPROG_CHAIN;
+	return 0;
+}
+
 static void compiler_release(struct compiler *c)
 {
 	free(c->preds);
@@ -1289,6 +1451,10 @@ static int finish(struct compiler *c, struct slim_filter **out)
 	c->preds = NULL;
 	c->pat = NULL;
 	c->mask = NULL;
+	if (build_fast(f)) {
+		slim_filter_free(f);
+		return -ENOMEM;
+	}
 	*out = f;
 	return 0;
 }
@@ -1338,6 +1504,7 @@ void slim_filter_free(struct slim_filter *f)
 {
 	if (!f)
 		return;
+	free((void *)f->fast.lits);
 	free(f->preds);
 	free(f->patterns);
 	free(f->masks);
@@ -1879,8 +2046,21 @@ match_any(const struct slim_filter *f, const unsigned char *rec,
 
 const struct slim_filter_ctx slim_filter_ctx_unknown;
 
-int slim_filter_match(const struct slim_filter *f, const void *rec,
-		      unsigned int len, const struct slim_filter_ctx *ctx)
+/* Every literal, none skipped: no branch to mispredict, no chain of loads. */
+static inline int chain_all(const struct slim_filter_fast *ff, const unsigned char *rec)
+{
+	const struct slim_filter_lit *l = ff->lits;
+	uint32_t i, n = ff->nr;
+	int all = 1;
+
+	for (i = 0; i < n; i++)
+		all &= slim_filter_lit_holds(&l[i], slim_filter_load(l[i].load,
+								     rec + l[i].offset));
+	return all;
+}
+
+static inline int match_walk(const struct slim_filter *f, const void *rec,
+			     unsigned int len, const struct slim_filter_ctx *ctx)
 {
 	if (slim_likely(f->single))
 		return match_one(f, rec, len);
@@ -1889,4 +2069,27 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
 	if (ctx == &slim_filter_ctx_unknown && (f->needs_comm || f->needs_cpu))
 		return -1;
 	return match_any(f, rec, len, ctx);
+}
+
+int slim_filter_match(const struct slim_filter *f, const void *rec,
+		      unsigned int len, const struct slim_filter_ctx *ctx)
+{
+	const struct slim_filter_fast *ff = &f->fast;
+
+	/* A record too short for a field: the walk, where that predicate is false. */
+	if (slim_likely(len >= ff->need)) {
+		if (ff->prog <= SLIM_FLOAD_64)
+			return slim_filter_lit_holds(&ff->one, slim_filter_load(
+				ff->prog, (const unsigned char *)rec + ff->one.offset)) ==
+				ff->keep_if_all;
+		if (ff->prog == SLIM_FPROG_CHAIN)
+			return chain_all(ff, rec) == ff->keep_if_all;
+	}
+	return match_walk(f, rec, len, ctx);
+}
+
+int slim_filter_match_walk(const struct slim_filter *f, const void *rec,
+			   unsigned int len, const struct slim_filter_ctx *ctx)
+{
+	return match_walk(f, rec, len, ctx);
 }
