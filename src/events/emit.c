@@ -404,20 +404,36 @@ void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
  */
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w) == 0, "ABI: a ring starts with its writer");
 
+/* A filter that reads COMM or CPU, on the fast path's open reservation. */
+static SLIM_COLD SLIM_IN_DELIVER int fast_filter_ctx_keeps(struct slim_rb *rb,
+							    struct slim_filter *f)
+{
+	return fast_filter_keeps(f, rb->w.resv_target,
+				 (uint32_t *)(rb->w.page->data + rb->w.resv_off));
+}
+
 /*
  * The rest of slim_record_commit_filtered(): out of line, so that the
- * common case saves no registers.
+ * one-predicate case saves no registers; not cold, since a chain of
+ * several predicates is tested here, inline too.
  */
-static SLIM_COLD __attribute__((noinline)) SLIM_IN_DELIVER
-void commit_fast_filtered(struct slim_rb *rb, struct slim_target *t,
-			  struct slim_filter *f)
+static __attribute__((noinline)) SLIM_IN_DELIVER
+void commit_fast_filtered(struct slim_rb *rb, struct slim_filter *f)
 {
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
+	int keep = 1;
 
-	if (f && !fast_filter_keeps(f, t, e))
-		slim_rb_discard_fast(rb);
-	else
+	if (f) {
+		keep = slim_filter_quick_chain(f, e + 2, e[1] - 4);
+		if (slim_unlikely(keep < 0))
+			keep = slim_filter_match(f, e + 2, e[1] - 4, &slim_filter_ctx_unknown);
+		if (slim_unlikely(keep < 0))
+			keep = fast_filter_ctx_keeps(rb, f);
+	}
+	if (keep)
 		slim_rb_commit(rb);
+	else
+		slim_rb_discard_fast(rb);
 }
 
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
@@ -439,7 +455,7 @@ SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_wri
 	} else if (slim_likely(keep == 0)) {
 		slim_rb_discard_fast(rb);
 	} else {
-		commit_fast_filtered(rb, t, f);
+		commit_fast_filtered(rb, f);
 	}
 }
 

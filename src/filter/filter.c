@@ -1360,6 +1360,37 @@ static int chain_shape(const struct pred *preds, uint32_t n, uint8_t *cont,
 	return 1;
 }
 
+/*
+ * The group a literal runs in: S32, 64, U32, and the rest, which the
+ * other widths and every literal with a mask ("&", never) join, so that
+ * the width loops need not apply one.
+ */
+static int lit_rank(const struct slim_filter_lit *l)
+{
+	if (l->mask != UINT64_MAX)
+		return 3;
+	switch (l->load) {
+	case SLIM_FLOAD_S32:
+		return 0;
+	case SLIM_FLOAD_64:
+		return 1;
+	case SLIM_FLOAD_U32:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* By group, then in the record's order (qsort is not stable). */
+static int lit_order(const void *a, const void *b)
+{
+	const struct slim_filter_lit *x = a, *y = b;
+
+	if (lit_rank(x) != lit_rank(y))
+		return lit_rank(x) - lit_rank(y);
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
 /* The fast form of f (its preds and targets final); ENOMEM only. */
 static int build_fast(struct slim_filter *f)
 {
@@ -1393,8 +1424,19 @@ static int build_fast(struct slim_filter *f)
 			ff->need = p->end;
 	}
 	free(cont);
+	qsort(lits, f->nr, sizeof(*lits), lit_order);
 	ff->nr = f->nr;
 	ff->lits = lits;
+	ff->end = lits + f->nr;
+	for (i = 0; i < f->nr && lit_rank(&lits[i]) == 0; i++)
+		;
+	ff->end_s32 = lits + i;
+	for (; i < f->nr && lit_rank(&lits[i]) == 1; i++)
+		;
+	ff->end_64 = lits + i;
+	for (; i < f->nr && lit_rank(&lits[i]) == 2; i++)
+		;
+	ff->end_u32 = lits + i;
 	ff->one = lits[0];
 	ff->prog = f->nr == 1 ? lits[0].load : SLIM_FPROG_CHAIN;
 	return 0;
@@ -2046,19 +2088,6 @@ match_any(const struct slim_filter *f, const unsigned char *rec,
 
 const struct slim_filter_ctx slim_filter_ctx_unknown;
 
-/* Every literal, none skipped: no branch to mispredict, no chain of loads. */
-static inline int chain_all(const struct slim_filter_fast *ff, const unsigned char *rec)
-{
-	const struct slim_filter_lit *l = ff->lits;
-	uint32_t i, n = ff->nr;
-	int all = 1;
-
-	for (i = 0; i < n; i++)
-		all &= slim_filter_lit_holds(&l[i], slim_filter_load(l[i].load,
-								     rec + l[i].offset));
-	return all;
-}
-
 static inline int match_walk(const struct slim_filter *f, const void *rec,
 			     unsigned int len, const struct slim_filter_ctx *ctx)
 {
@@ -2083,7 +2112,7 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
 				ff->prog, (const unsigned char *)rec + ff->one.offset)) ==
 				ff->keep_if_all;
 		if (ff->prog == SLIM_FPROG_CHAIN)
-			return chain_all(ff, rec) == ff->keep_if_all;
+			return slim_filter_chain_holds(ff, rec) == ff->keep_if_all;
 	}
 	return match_walk(f, rec, len, ctx);
 }

@@ -113,7 +113,7 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
  * with no branch ("&": mask is the value and the interval [1, max]).
  * The chain's verdict is keep_if_all when every literal holds, the
  * other one when any fails; with no side effects, evaluating all of
- * them gives the short-circuit's answer.  One predicate (the common
+ * them, in any order, gives the short-circuit's answer.  One predicate (the common
  * filter) is kept in the filter itself and its load width is the
  * program kind: one dispatch, one load, one compare.
  */
@@ -141,7 +141,13 @@ struct slim_filter_fast {
 	uint32_t need;		/* chain: record bytes the fields lie within */
 	uint32_t nr;		/* chain: literals */
 	struct slim_filter_lit one;		/* a one-literal chain's */
-	const struct slim_filter_lit *lits;	/* the chain's */
+	/*
+	 * The chain's literals in groups: the S32 ones, the 64-bit, the
+	 * U32, then the rest (other widths, and any with a mask), so that
+	 * the usual widths run in loops of their own, with no dispatch
+	 * per literal and no mask.
+	 */
+	const struct slim_filter_lit *lits, *end_s32, *end_64, *end_u32, *end;
 };
 
 /* A field, at its own width: a wider load would wait for the probe's stores. */
@@ -182,6 +188,32 @@ slim_filter_lit_holds(const struct slim_filter_lit *l, uint64_t x)
 }
 
 /*
+ * Every literal, none skipped: no branch on a result to mispredict, no
+ * chain of loads (each literal's address is known up front).
+ */
+static inline __attribute__((always_inline)) int
+slim_filter_chain_holds(const struct slim_filter_fast *ff, const unsigned char *rec)
+{
+	const struct slim_filter_lit *l;
+	unsigned long miss = 0;
+
+	/*
+	 * A count of the literals that fail: cmp and adc, no setcc.  Each
+	 * loop starts from the bound stored, not where the last one ended,
+	 * which the compiler would work out after each.
+	 */
+	for (l = ff->lits; l < ff->end_s32; l++)
+		miss += l->range < slim_filter_load(SLIM_FLOAD_S32, rec + l->offset) - l->lo;
+	for (l = ff->end_s32; l < ff->end_64; l++)
+		miss += l->range < slim_filter_load(SLIM_FLOAD_64, rec + l->offset) - l->lo;
+	for (l = ff->end_64; l < ff->end_u32; l++)
+		miss += l->range < slim_filter_load(SLIM_FLOAD_U32, rec + l->offset) - l->lo;
+	for (l = ff->end_u32; l < ff->end; l++)
+		miss += !slim_filter_lit_holds(l, slim_filter_load(l->load, rec + l->offset));
+	return !miss;
+}
+
+/*
  * A one-predicate filter's verdict on a record, tested in the caller
  * (the record path's commit) for the usual widths: 1 keep, 0 discard,
  * -1 when only slim_filter_match() can say.  An if chain, not a switch:
@@ -214,6 +246,17 @@ slim_filter_quick(const struct slim_filter *f, const void *rec, unsigned int len
  */
 int slim_filter_match_walk(const struct slim_filter *f, const void *rec,
 			   unsigned int len, const struct slim_filter_ctx *ctx);
+
+/* The same for a chain of several: 1, 0, or -1 (slim_filter_match() can say). */
+static inline __attribute__((always_inline)) int
+slim_filter_quick_chain(const struct slim_filter *f, const void *rec, unsigned int len)
+{
+	const struct slim_filter_fast *ff = (const struct slim_filter_fast *)f;
+
+	if (slim_unlikely(ff->prog != SLIM_FPROG_CHAIN || len < ff->need))
+		return -1;
+	return slim_filter_chain_holds(ff, rec) == ff->keep_if_all;
+}
 
 /* Does the filter read the COMM pseudo-field (the thread's name)? */
 int slim_filter_needs_comm(const struct slim_filter *f);
