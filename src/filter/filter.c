@@ -9,7 +9,10 @@
  * An expression compiles to a flat array of predicates in source order.
  * Each predicate carries the index to go to when it is true and when it is
  * false; index n means "keep", n + 1 "discard". Targets only point
- * forward, so matching is one pass with no stack.
+ * forward, so matching is one pass with no stack.  Integer compares
+ * joined by only "&&" or only "||" also get a fast form (filter.h), which
+ * the record path runs; the walk is for everything else, and for a
+ * record too short for a field.
  */
 #include <errno.h>
 #include <limits.h>
@@ -68,9 +71,9 @@ enum pred_kind {
 enum { SM_FULL, SM_FRONT, SM_MIDDLE, SM_END, SM_GLOB };
 
 /*
- * One predicate. An integer field is loaded as 8 bytes when the record
- * has them (else byte by byte), cut to its width with width_mask and
- * sign-extended with sign_bit, so a load costs no branch on the width.
+ * One predicate. An integer field is loaded at its own width (an odd
+ * width byte by byte, cut with width_mask) and sign-extended with
+ * sign_bit.
  */
 struct pred {
 	/* what the integer fast path reads, first */
@@ -101,9 +104,6 @@ struct slim_filter {
 	int integers_only;	/* every predicate is PK_NUM: the fast loop */
 	int needs_cpu;		/* reads the CPU pseudo-field */
 	int needs_comm;		/* reads the COMM pseudo-field */
-	/* One integer predicate: what its result keeps (match_one). */
-	int single;
-	uint8_t keep_if_true, keep_if_false;
 	struct pred *preds;
 	char *text;
 	char *patterns;
@@ -1483,11 +1483,6 @@ static int finish(struct compiler *c, struct slim_filter **out)
 				c->preds[i].kind == PK_CPU_CPUS;
 		f->needs_comm |= c->preds[i].kind == PK_STR_COMM;
 	}
-	f->single = f->integers_only && f->nr == 1;
-	if (f->single) {
-		f->keep_if_true = f->preds[0].on_true == f->nr;
-		f->keep_if_false = f->preds[0].on_false == f->nr;
-	}
 	f->patterns = c->pat;
 	f->masks = c->mask;
 	c->preds = NULL;
@@ -1842,12 +1837,7 @@ static int eval_string(const struct pred *p, const unsigned char *rec,
 	return str_match(p, &v, slen);
 }
 
-
-/*
- * An integer field, widened as its type says; 0 if the record is too
- * short. Little-endian hosts read 8 bytes at once when the record has
- * them: the field is in the low bytes.
- */
+/* An integer field, widened as its type says; 0 if the record is too short. */
 static inline int load_int(const struct pred *p, const unsigned char *rec,
 			   unsigned int len, uint64_t *out)
 {
@@ -2013,44 +2003,6 @@ static inline int int_pred(const struct pred *p, const unsigned char *rec,
 	return load_int(p, rec, len, &x) && compare(p, x);
 }
 
-/*
- * One integer predicate, the most common filter: its own compare, as the
- * kernel picks a function per operator and type, and no table walk.
- */
-static inline int match_one(const struct slim_filter *f, const unsigned char *rec,
-			    unsigned int len)
-{
-	const struct pred *p = f->preds;
-	uint64_t x;
-	int hit;
-
-	if (!load_int(p, rec, len, &x))
-		return f->keep_if_false;
-	switch (p->op) {
-	case OP_EQ:
-		hit = x == p->val;
-		break;
-	case OP_NE:
-		hit = x != p->val;
-		break;
-	case OP_LT:
-		hit = (x ^ p->bias) < (p->val ^ p->bias);
-		break;
-	case OP_LE:
-		hit = (x ^ p->bias) <= (p->val ^ p->bias);
-		break;
-	case OP_GT:
-		hit = (x ^ p->bias) > (p->val ^ p->bias);
-		break;
-	case OP_GE:
-		hit = (x ^ p->bias) >= (p->val ^ p->bias);
-		break;
-	default:	/* OP_BAND */
-		hit = (x & p->val) != 0;
-	}
-	return hit ? f->keep_if_true : f->keep_if_false;
-}
-
 /* Filters of integer compares only: a leaf loop, nothing to call. */
 static inline int match_integers(const struct slim_filter *f,
 				 const unsigned char *rec, unsigned int len)
@@ -2091,8 +2043,6 @@ const struct slim_filter_ctx slim_filter_ctx_unknown;
 static inline int match_walk(const struct slim_filter *f, const void *rec,
 			     unsigned int len, const struct slim_filter_ctx *ctx)
 {
-	if (slim_likely(f->single))
-		return match_one(f, rec, len);
 	if (slim_likely(f->integers_only))
 		return match_integers(f, rec, len);
 	if (ctx == &slim_filter_ctx_unknown && (f->needs_comm || f->needs_cpu))
