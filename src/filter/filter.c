@@ -1437,8 +1437,18 @@ static int build_fast(struct slim_filter *f)
 	for (; i < f->nr && lit_rank(&lits[i]) == 2; i++)
 		;
 	ff->end_u32 = lits + i;
-	ff->one = lits[0];
-	ff->prog = f->nr == 1 ? lits[0].load : SLIM_FPROG_CHAIN;
+	/*
+	 * One literal without a mask is the program "load, compare", the
+	 * literal turned round so that it holds exactly when the record is
+	 * kept.  One with a mask is a chain of one.
+	 */
+	ff->prog = SLIM_FPROG_CHAIN;
+	if (f->nr == 1 && lits[0].mask == UINT64_MAX) {
+		ff->one = lits[0];
+		if (!ff->keep_if_all)
+			lit_negate(&ff->one);
+		ff->prog = ff->one.load;
+	}
 	return 0;
 }
 
@@ -2058,9 +2068,8 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
 	/* A record too short for a field: the walk, where that predicate is false. */
 	if (slim_likely(len >= ff->need)) {
 		if (ff->prog <= SLIM_FLOAD_64)
-			return slim_filter_lit_holds(&ff->one, slim_filter_load(
-				ff->prog, (const unsigned char *)rec + ff->one.offset)) ==
-				ff->keep_if_all;
+			return slim_filter_load(ff->prog, (const unsigned char *)rec +
+						ff->one.offset) - ff->one.lo <= ff->one.range;
 		if (ff->prog == SLIM_FPROG_CHAIN)
 			return slim_filter_chain_holds(ff, rec) == ff->keep_if_all;
 	}

@@ -113,8 +113,9 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
  * with no branch ("&": mask is the value and the interval [1, max]).
  * The chain's verdict is keep_if_all when every literal holds, the
  * other one when any fails; with no side effects, evaluating all of
- * them, in any order, gives the short-circuit's answer.  One predicate (the common
- * filter) is kept in the filter itself and its load width is the
+ * them, in any order, gives the short-circuit's answer.  One predicate
+ * with no mask (the common filter) is kept in the filter itself, turned
+ * to hold exactly when the record is kept, and its load width is the
  * program kind: one dispatch, one load, one compare.
  */
 enum slim_filter_load {
@@ -123,7 +124,7 @@ enum slim_filter_load {
 };
 
 enum slim_filter_prog {
-	/* 0..SLIM_FLOAD_64: one literal, loaded that way (fast.one) */
+	/* 0..SLIM_FLOAD_64: one literal with no mask, loaded that way (fast.one) */
 	SLIM_FPROG_CHAIN = SLIM_FLOAD_64 + 1,	/* fast.nr literals (fast.lits) */
 	SLIM_FPROG_GENERIC,			/* the predicate walk */
 };
@@ -140,7 +141,7 @@ struct slim_filter_fast {
 	uint8_t keep_if_all;	/* chain: the verdict when every literal holds */
 	uint32_t need;		/* chain: record bytes the fields lie within */
 	uint32_t nr;		/* chain: literals */
-	struct slim_filter_lit one;		/* a one-literal chain's */
+	struct slim_filter_lit one;		/* that literal: it holds when kept */
 	/*
 	 * The chain's literals in groups: the S32 ones, the 64-bit, the
 	 * U32, then the rest (other widths, and any with a mask), so that
@@ -237,7 +238,7 @@ slim_filter_quick(const struct slim_filter *f, const void *rec, unsigned int len
 		x = slim_filter_load(SLIM_FLOAD_U32, at);
 	else
 		return -1;
-	return slim_filter_lit_holds(&ff->one, x) == ff->keep_if_all;
+	return x - ff->one.lo <= ff->one.range;
 }
 
 /*
