@@ -2064,7 +2064,11 @@ int slim_filter_match(const struct slim_filter *f, const void *rec,
 		      unsigned int len, const struct slim_filter_ctx *ctx)
 {
 	const struct slim_filter_fast *ff = &f->fast;
+	int keep = slim_filter_quick(f, rec, len);
 
+	/* The usual widths of one predicate first: no jump table. */
+	if (slim_likely(keep >= 0))
+		return keep;
 	/* A record too short for a field: the walk, where that predicate is false. */
 	if (slim_likely(len >= ff->need)) {
 		if (ff->prog <= SLIM_FLOAD_64)
