@@ -222,6 +222,9 @@ PARTS = [  # (part, test on "file:function"), first match wins
     ("probe iteration", lambda s: ":__slim_iter_" in s),
     ("clock read", lambda s: "/clock.h:" in s),
     ("filter: match", lambda s: "filter.c:" in s),
+    ("filter: commit, inline test (emit.c)",
+     lambda s: ":slim_record_commit_filtered" in s or ":commit_fast_filtered" in s),
+    ("filter: inline (filter.h)", lambda s: "filter/filter.h:" in s),
     ("filter: sched_getcpu", lambda s: "sched_getcpu" in s),
     ("filter: set-up", lambda s: ":filter_rejects" in s),
     ("ring buffer reserve", lambda s: "ring_buffer.h:slim_event_reserve" in s or
