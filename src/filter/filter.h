@@ -241,13 +241,6 @@ slim_filter_quick(const struct slim_filter *f, const void *rec, unsigned int len
 	return x - ff->one.lo <= ff->one.range;
 }
 
-/*
- * slim_filter_match() by the predicate walk alone, the fast form not
- * looked at: the reference the tests hold the fast form to.
- */
-int slim_filter_match_walk(const struct slim_filter *f, const void *rec,
-			   unsigned int len, const struct slim_filter_ctx *ctx);
-
 /* The same for a chain of several: 1, 0, or -1 (slim_filter_match() can say). */
 static inline __attribute__((always_inline)) int
 slim_filter_quick_chain(const struct slim_filter *f, const void *rec, unsigned int len)
@@ -258,6 +251,13 @@ slim_filter_quick_chain(const struct slim_filter *f, const void *rec, unsigned i
 		return -1;
 	return slim_filter_chain_holds(ff, rec) == ff->keep_if_all;
 }
+
+/*
+ * slim_filter_match() by the predicate walk alone, the fast form not
+ * looked at: the reference the tests hold the fast form to.
+ */
+int slim_filter_match_walk(const struct slim_filter *f, const void *rec,
+			   unsigned int len, const struct slim_filter_ctx *ctx);
 
 /* Does the filter read the COMM pseudo-field (the thread's name)? */
 int slim_filter_needs_comm(const struct slim_filter *f);
