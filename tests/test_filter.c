@@ -3,7 +3,8 @@
  * The filter language on hand-made records: grammar, every operator on
  * every field kind and width, the kernel's truncation and glob rules,
  * pseudo-fields, every error with its caret, the filter-file error text,
- * and garbage that must neither crash nor read outside the record.
+ * the fast form against the predicate walk, and garbage that must neither
+ * crash nor read outside the record.
  */
 #include <dlfcn.h>
 #include <errno.h>
