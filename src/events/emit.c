@@ -436,26 +436,36 @@ void commit_fast_filtered(struct slim_rb *rb, struct slim_filter *f)
 		slim_rb_discard_fast(rb);
 }
 
+/* No commit_filter: triggers to run first, or no filter (any more). */
+static __attribute__((noinline)) SLIM_IN_DELIVER void commit_fast_other(struct slim_rb *rb)
+{
+	struct slim_target *t = rb->w.resv_target;
+
+	if (SLIM_READ_ONCE(t->cond_triggers))
+		commit_fast_triggered(rb, t);
+	else
+		commit_fast_filtered(rb, slim_rcu_dereference(t->filter));
+}
+
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
 {
 	struct slim_rb *rb = (struct slim_rb *)aw;
 	struct slim_target *t = rb->w.resv_target;
-	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	/* The filter when no triggers come first: one load for both facts. */
+	struct slim_filter *f = slim_rcu_dereference(t->commit_filter);
 	uint32_t *e = (uint32_t *)(rb->w.page->data + rb->w.resv_off);
 	int keep;
 
-	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
-		commit_fast_triggered(rb, t);
-		return;
-	}
 	/* A one-predicate filter, the usual case, is tested here. */
 	keep = f ? slim_filter_quick(f, e + 2, e[1] - 4) : -1;
 	if (slim_likely(keep > 0)) {
 		slim_rb_commit(rb);
 	} else if (slim_likely(keep == 0)) {
 		slim_rb_discard_fast(rb);
-	} else {
+	} else if (f) {
 		commit_fast_filtered(rb, f);
+	} else {
+		commit_fast_other(rb);
 	}
 }
 
