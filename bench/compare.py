@@ -222,6 +222,9 @@ PARTS = [  # (part, test on "file:function"), first match wins
     ("probe iteration", lambda s: ":__slim_iter_" in s),
     ("clock read", lambda s: "/clock.h:" in s),
     ("filter: match", lambda s: "filter.c:" in s),
+    ("filter: commit, inline test (emit.c)",
+     lambda s: ":slim_record_commit_filtered" in s or ":commit_fast_filtered" in s),
+    ("filter: inline (filter.h)", lambda s: "filter/filter.h:" in s),
     ("filter: sched_getcpu", lambda s: "sched_getcpu" in s),
     ("filter: set-up", lambda s: ":filter_rejects" in s),
     ("ring buffer reserve", lambda s: "ring_buffer.h:slim_event_reserve" in s or
@@ -607,6 +610,13 @@ def report_profile(prof, summ=None):
         summ.add_text("1-predicate filter adds, instructions",
                       "<= %d" % TARGETS["instr_pred1"], "%.1f" % d,
                       "PASS" if d <= TARGETS["instr_pred1"] else "MISS")
+    f5, f0 = prof.get("2int-f5"), prof.get("2int-f0")
+    if st and f5 and st[0] is not None and f5[0] is not None:
+        summ.add_text("5-predicate filter adds, instructions", "-",
+                      "%.1f" % (f5[1] - st[1]), "")
+    if f1 and f0 and f1[0] is not None and f0[0] is not None:
+        summ.add_text("rejecting / passing 1-predicate filter, instr.", "<= 1.00x",
+                      "%.3fx" % (f0[1] / f1[1]), "PASS" if f0[1] <= f1[1] else "MISS")
     if fl and fl[0] is not None:
         say("  the floor loop (rdtsc + three stores): %.1f instructions per event" % fl[1])
     pr = prof.get("2int, previous release")
@@ -639,7 +649,7 @@ def profiles(args, n):
     if not shutil.which("valgrind") or not shutil.which("callgrind_annotate"):
         return {"2int": (None, "valgrind not installed")}
     prof = {}
-    for what in ("2int", "2int-f1", "str"):
+    for what in ("2int", "2int-f1", "2int-f5", "2int-f0", "str"):
         prof[what] = callgrind(args, what, n)
     prof["floor loop"] = callgrind(args, "floor", n)
     shared = os.path.join(os.path.dirname(args.bin), "record_profile")

@@ -21,7 +21,8 @@
  *             nothing (and no buffer), the top level and that consumer
  *   floor     the floor loop: rdtsc and three stores per event into a
  *             page of its own, what any record path must do
- *   profile EV N   record N events of EV (2int, str, 2int-f1; floor: the
+ *   profile EV N   record N events of EV (2int, str, 2int-f1, 2int-f5,
+ *             2int-f0: the filters pred1, pred5, reject; floor: the
  *             floor loop) on this thread and nothing else: for valgrind
  *             --tool=callgrind --toggle-collect=fire_*
  *
@@ -840,10 +841,20 @@ static void bench_memory(void)
 static void profile(const char *what, long n)
 {
 	select_clock(mono_clock());
-	if (strcmp(what, "2int") == 0 || strcmp(what, "2int-f1") == 0) {
+	if (strncmp(what, "2int", 4) == 0) {
+		/* 2int-f1, -f5, -f0: the filter bench's pred1, pred5, reject */
+		static const char *const kinds[] = { "2int", "2int-f1", "2int-f5", "2int-f0" };
+		int k;
+
+		for (k = 0; k < 4 && strcmp(what, kinds[k]) != 0; k++)
+			;
+		if (k == 4) {
+			fprintf(stderr, "record_bench: profile: unknown event '%s'\n", what);
+			exit(2);
+		}
 		ctl("events/bench/bench_2int/enable", "1");
-		if (strcmp(what, "2int-f1") == 0)
-			ctl("events/bench/bench_2int/filter", "a >= 0");
+		if (k)
+			ctl("events/bench/bench_2int/filter", filters[k].expr);
 		fire_2int(10);	/* the thread's first event claims its buffer */
 		fire_2int(n);
 	} else if (strcmp(what, "floor") == 0) {
@@ -867,7 +878,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: record_bench [-c CLOCK] [-e EVENTS] [-r RUNS] "
 		"clock|loop|record|filter|memory|sessions...\n"
-		"       record_bench profile 2int|2int-f1|str|floor N\n");
+		"       record_bench profile 2int|2int-f1|2int-f5|2int-f0|str|floor N\n");
 	exit(2);
 }
 

@@ -105,7 +105,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	expr[size] = '\0';
 	if (slim_filter_compile(&table, expr, &f, &err) == 0) {
 		for (r = 0; r < NR_RECS; r++) {
-			slim_filter_match(f, recs[r], rec_len[r], &ctx);
+			/* The fast form must say what the predicate walk says. */
+			if (slim_filter_match(f, recs[r], rec_len[r], &ctx) !=
+			    slim_filter_match_walk(f, recs[r], rec_len[r], &ctx))
+				abort();
 			slim_filter_match(f, recs[r], rec_len[r], NULL);
 		}
 		if (strcmp(slim_filter_text(f), "") == 0)

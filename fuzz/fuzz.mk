@@ -11,11 +11,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_OUT     := build/fuzz
 FUZZ_FLAGS   := -std=gnu11 -g -O1 -D_GNU_SOURCE -Iinclude -Isrc \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_SRCS    := fuzz/filter_fuzz.c src/filter/filter.c src/core/fields.c
+FUZZ_SRCS    := fuzz/filter_fuzz.c src/filter/filter.c src/core/fields.c \
+		src/core/symbols.c src/core/fork.c src/text/print.c
 
 $(FUZZ_OUT)/filter_fuzz: $(FUZZ_SRCS) src/filter/filter.h include/slimtrace/field.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) -ldl
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $(FUZZ_SRCS) -ldl -lpthread
 
 fuzz: $(FUZZ_OUT)/filter_fuzz
 	@mkdir -p fuzz/corpus-run/filter

@@ -3,7 +3,8 @@
  * The filter language on hand-made records: grammar, every operator on
  * every field kind and width, the kernel's truncation and glob rules,
  * pseudo-fields, every error with its caret, the filter-file error text,
- * and garbage that must neither crash nor read outside the record.
+ * the fast form against the predicate walk, and garbage that must neither
+ * crash nor read outside the record.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -646,6 +647,309 @@ static void test_text(void)
 	slim_filter_free(NULL);
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * The fast form (filter.h): every operator on every integer width and
+ * signedness, passing and rejecting, one predicate and chains, against
+ * the predicate walk and against C's own compare of the field's type.
+ */
+struct int_field {
+	const char *name;
+	unsigned int off, size;
+	int is_signed;
+	uint8_t load;		/* the one-predicate program expected */
+};
+
+static const struct int_field int_fields[] = {
+	{ "u8f", OFF_U8, 1, 0, SLIM_FLOAD_U8 },
+	{ "s8f", OFF_S8, 1, 1, SLIM_FLOAD_S8 },
+	{ "u16f", OFF_U16, 2, 0, SLIM_FLOAD_U16 },
+	{ "s16f", OFF_S16, 2, 1, SLIM_FLOAD_S16 },
+	{ "u32f", OFF_U32, 4, 0, SLIM_FLOAD_U32 },
+	{ "s32f", OFF_S32, 4, 1, SLIM_FLOAD_S32 },
+	{ "u64f", OFF_U64, 8, 0, SLIM_FLOAD_64 },
+	{ "s64f", OFF_S64, 8, 1, SLIM_FLOAD_64 },
+};
+#define NR_INT_FIELDS	(sizeof(int_fields) / sizeof(int_fields[0]))
+
+/* Each width's edges, and values that are edges of no width. */
+static const uint64_t edge_vals[] = {
+	0, 1, 2, 5, 42, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000, 0xffff,
+	0x10000, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000,
+	0x7fffffffffffffff, 0x8000000000000000, 0xffffffffffffffff,
+	(uint64_t)-2, (uint64_t)-128, (uint64_t)-129, (uint64_t)-32768,
+	(uint64_t)-2147483648LL, (uint64_t)-2147483649LL, 0x123456789abcdef0,
+};
+#define NR_EDGE_VALS	(sizeof(edge_vals) / sizeof(edge_vals[0]))
+
+static const char *const int_ops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+#define NR_INT_OPS	(sizeof(int_ops) / sizeof(int_ops[0]))
+
+/* v cut to the field's width and widened back as its type does. */
+static uint64_t as_type(const struct int_field *fl, uint64_t v)
+{
+	unsigned int bits = fl->size * 8;
+
+	if (bits == 64)
+		return v;
+	v &= ((uint64_t)1 << bits) - 1;
+	if (fl->is_signed && (v >> (bits - 1)))
+		v |= ~(uint64_t)0 << bits;
+	return v;
+}
+
+static int c_compare(const struct int_field *fl, unsigned int op, uint64_t x, uint64_t v)
+{
+	int64_t sx = (int64_t)x, sv = (int64_t)v;
+	int lt = fl->is_signed ? sx < sv : x < v;
+
+	switch (op) {
+	case 0: return x == v;
+	case 1: return x != v;
+	case 2: return lt;
+	case 3: return lt || x == v;
+	case 4: return !lt && x != v;
+	case 5: return !lt;
+	default: return (x & v) != 0;
+	}
+}
+
+/*
+ * A compare that is the same for every value of the widened type: 0
+ * for "< min" and "> max", 1 for ">= min" and "<= max", else -1.  The
+ * fast form makes "never" a mask of 0, and so "always" when negated.
+ */
+static int compare_const(const struct int_field *fl, unsigned int op, uint64_t v)
+{
+	uint64_t min = fl->is_signed ? (uint64_t)INT64_MIN : 0;
+
+	if ((op == 2 && v == min) || (op == 4 && v == min - 1))
+		return 0;
+	if ((op == 5 && v == min) || (op == 3 && v == min - 1))
+		return 1;
+	return -1;
+}
+
+static void set_int(struct rec *r, const struct int_field *fl, uint64_t v)
+{
+	uint8_t v1 = (uint8_t)v;
+	uint16_t v2 = (uint16_t)v;
+	uint32_t v4 = (uint32_t)v;
+
+	switch (fl->size) {
+	case 1:
+		memcpy(r->b + fl->off, &v1, 1);
+		break;
+	case 2:
+		memcpy(r->b + fl->off, &v2, 2);
+		break;
+	case 4:
+		memcpy(r->b + fl->off, &v4, 4);
+		break;
+	default:
+		memcpy(r->b + fl->off, &v, 8);
+	}
+}
+
+/* A value as the field's parser reads it: signed fields take "-N". */
+static const char *value_text(const struct int_field *fl, uint64_t v, char *buf,
+			      size_t len)
+{
+	if (!fl->is_signed)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+	return buf;
+}
+
+/* The fast form's verdicts (match, quick) against the walk's; 0 if all agree. */
+static int fast_disagrees(const struct slim_filter *f, const struct rec *r,
+			  unsigned int len, int *verdict)
+{
+	int walk = slim_filter_match_walk(f, r->b, len, &ctx0);
+	int fast = slim_filter_match(f, r->b, len, &ctx0);
+	int quick = slim_filter_quick(f, r->b, len);
+
+	*verdict = walk;
+	return fast != walk || (quick >= 0 && quick != walk);
+}
+
+static void test_fast_single(void)
+{
+	struct vals v = { .str = "x" };
+	unsigned int i, op, k, j, cases = 0, wrong = 0, wrong_prog = 0, want_prog;
+	unsigned int kept = 0, dropped = 0;
+	char expr[128], num[32];
+	struct rec r;
+
+	make_rec(&r, &v);
+	for (i = 0; i < NR_INT_FIELDS; i++) {
+		const struct int_field *fl = &int_fields[i];
+
+		for (op = 0; op < NR_INT_OPS; op++) {
+			for (k = 0; k < NR_EDGE_VALS; k++) {
+				struct slim_filter *f, *nf;
+				struct slim_filter_error e;
+				uint64_t c = edge_vals[k];
+				int neg;
+
+				value_text(fl, c, num, sizeof(num));
+				snprintf(expr, sizeof(expr), "%s %s %s", fl->name, int_ops[op], num);
+				if (slim_filter_compile(&table, expr, &f, &e)) {
+					fprintf(stderr, "     refused [%s]: %s\n", expr, e.msg);
+					wrong++;
+					continue;
+				}
+				snprintf(expr, sizeof(expr), "!(%s %s %s)", fl->name,
+					 int_ops[op], num);
+				if (slim_filter_compile(&table, expr, &nf, &e)) {
+					slim_filter_free(f);
+					wrong++;
+					continue;
+				}
+				/*
+				 * A mask ("&" on anything but all ones, a
+				 * constant answer): a chain of one.
+				 */
+				for (neg = 0; neg < 2; neg++) {
+					int konst = compare_const(fl, op, as_type(fl, c));
+
+					want_prog = fl->load;
+					if ((op == 6 && as_type(fl, c) != UINT64_MAX) ||
+					    konst == 0 || (neg && konst == 1))
+						want_prog = SLIM_FPROG_CHAIN;
+					wrong_prog += ((const struct slim_filter_fast *)
+						       (neg ? nf : f))->prog != want_prog;
+				}
+				for (j = 0; j < NR_EDGE_VALS; j++) {
+					uint64_t x = as_type(fl, edge_vals[j]);
+					int want = c_compare(fl, op, x, as_type(fl, c)), got;
+
+					set_int(&r, fl, x);
+					for (neg = 0; neg < 2; neg++) {
+						const struct slim_filter *g = neg ? nf : f;
+						int bad = fast_disagrees(g, &r, r.len, &got);
+
+						bad |= got != (want ^ neg);
+						if (bad && wrong < 5)
+							fprintf(stderr, "     %s%s %s %s on %llx: "
+								"walk %d, want %d, or fast differs\n",
+								neg ? "!" : "", fl->name, int_ops[op],
+								num, (unsigned long long)x, got,
+								want ^ neg);
+						wrong += bad;
+						kept += got == 1;
+						dropped += got == 0;
+						cases++;
+					}
+				}
+				set_int(&r, fl, 0);
+				slim_filter_free(f);
+				slim_filter_free(nf);
+			}
+		}
+	}
+	CHECK(cases > 10000);
+	CHECK(kept > cases / 4 && dropped > cases / 4);
+	CHECK_EQ_INT(wrong_prog, 0);
+	CHECK_EQ_INT(wrong, 0);
+}
+
+/* A deterministic generator: the same cases every run. */
+static uint64_t lcg_state = 0x9e3779b97f4a7c15;
+
+static uint32_t lcg(void)
+{
+	lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)(lcg_state >> 33);
+}
+
+/* A random integer predicate, negated at random. */
+static size_t random_leaf(char *buf, size_t len)
+{
+	const struct int_field *fl = &int_fields[lcg() % NR_INT_FIELDS];
+	uint64_t c = edge_vals[lcg() % NR_EDGE_VALS];
+	char num[32];
+
+	value_text(fl, c, num, sizeof(num));
+	return (size_t)snprintf(buf, len, "%s%s %s %s", lcg() % 3 ? "" : "!",
+				fl->name, int_ops[lcg() % NR_INT_OPS], num);
+}
+
+static void random_rec(struct rec *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_INT_FIELDS; i++)
+		set_int(r, &int_fields[i], edge_vals[lcg() % NR_EDGE_VALS]);
+}
+
+/*
+ * Chains of 2 to 8 predicates joined by "&&" or by "||" (the fast form),
+ * and by both or under a negation (the fast form or the walk: whichever
+ * compiles), on random records and on records cut short.
+ */
+static void test_fast_chains(void)
+{
+	unsigned int n, i, round, cases = 0, wrong = 0, chains = 0, want_chain = 0;
+	unsigned int kept = 0, dropped = 0;
+	struct vals v = { .str = "x" };
+	char expr[1024];
+	struct rec r;
+
+	make_rec(&r, &v);
+	for (round = 0; round < 600; round++) {
+		unsigned int shape = round % 4;	/* &&, ||, mixed, negated */
+		struct slim_filter *f;
+		struct slim_filter_error e;
+		size_t at = 0;
+		int got;
+
+		n = 2 + lcg() % 7;
+		if (shape == 3)
+			at += (size_t)snprintf(expr, sizeof(expr), "!(");
+		for (i = 0; i < n; i++) {
+			const char *op = shape == 1 ? " || " :
+					 shape == 2 && lcg() % 2 ? " || " : " && ";
+
+			if (i)
+				at += (size_t)snprintf(expr + at, sizeof(expr) - at, "%s", op);
+			at += random_leaf(expr + at, sizeof(expr) - at);
+		}
+		if (shape == 3)
+			snprintf(expr + at, sizeof(expr) - at, ")");
+		if (slim_filter_compile(&table, expr, &f, &e)) {
+			fprintf(stderr, "     refused [%s]: %s\n", expr, e.msg);
+			wrong++;
+			continue;
+		}
+		chains += ((const struct slim_filter_fast *)f)->prog == SLIM_FPROG_CHAIN;
+		want_chain += shape < 2;
+		if (shape < 2 && ((const struct slim_filter_fast *)f)->prog != SLIM_FPROG_CHAIN) {
+			fprintf(stderr, "     not a chain [%s]\n", expr);
+			wrong++;
+		}
+		for (i = 0; i < 40; i++) {
+			random_rec(&r);
+			if (fast_disagrees(f, &r, r.len, &got)) {
+				if (wrong < 5)
+					fprintf(stderr, "     [%s]: fast and walk disagree\n", expr);
+				wrong++;
+			}
+			kept += got == 1;
+			dropped += got == 0;
+			cases++;
+		}
+		/* Cut short: a field past the end makes its predicate false. */
+		for (i = 0; i <= FIXED; i += 7)
+			wrong += fast_disagrees(f, &r, i, &got);
+		slim_filter_free(f);
+	}
+	CHECK(chains >= want_chain);
+	CHECK(kept > cases / 5 && dropped > cases / 5);
+	CHECK_EQ_INT(wrong, 0);
+}
+
 /* A record that ends early or lies about its string must be survived. */
 static void test_short_records(void)
 {
@@ -859,6 +1163,8 @@ int main(void)
 	test_errors();
 	test_error_text();
 	test_text();
+	test_fast_single();
+	test_fast_chains();
 	test_short_records();
 	test_garbage();
 	test_deep();

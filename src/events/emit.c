@@ -405,23 +405,73 @@ void commit_fast_triggered(struct slim_rb *rb, struct slim_target *t)
  */
 SLIM_STATIC_ASSERT(offsetof(struct slim_rb, w) == 0, "ABI: a ring starts with its writer");
 
+/* A filter that reads COMM or CPU, on the fast path's open reservation. */
+static SLIM_COLD SLIM_IN_DELIVER int fast_filter_ctx_keeps(struct slim_rb *rb,
+							    struct slim_filter *f)
+{
+	uint32_t len;
+	void *rec = slim_rb_resv_record(rb, &len);
+
+	return fast_filter_keeps(f, rb->w.resv_target, rec, len);
+}
+
+/*
+ * The rest of slim_record_commit_filtered(): out of line, so that the
+ * one-predicate case saves no registers; not cold, since a chain of
+ * several predicates is tested here, inline too.
+ */
+static __attribute__((noinline)) SLIM_IN_DELIVER
+void commit_fast_filtered(struct slim_rb *rb, struct slim_filter *f)
+{
+	uint32_t len;
+	void *rec = slim_rb_resv_record(rb, &len);
+	int keep = 1;
+
+	if (f) {
+		keep = slim_filter_quick_chain(f, rec, len);
+		if (slim_unlikely(keep < 0))
+			keep = slim_filter_match(f, rec, len, &slim_filter_ctx_unknown);
+		if (slim_unlikely(keep < 0))
+			keep = fast_filter_ctx_keeps(rb, f);
+	}
+	if (keep)
+		slim_rb_commit(rb);
+	else
+		slim_rb_discard_fast(rb);
+}
+
+/* No commit_filter: triggers to run first, or no filter (any more). */
+static __attribute__((noinline)) SLIM_IN_DELIVER void commit_fast_other(struct slim_rb *rb)
+{
+	struct slim_target *t = rb->w.resv_target;
+
+	if (SLIM_READ_ONCE(t->cond_triggers))
+		commit_fast_triggered(rb, t);
+	else
+		commit_fast_filtered(rb, slim_rcu_dereference(t->filter));
+}
+
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
 {
 	struct slim_rb *rb = (struct slim_rb *)aw;
 	struct slim_target *t = rb->w.resv_target;
-	struct slim_filter *f = slim_rcu_dereference(t->filter);
+	/* The filter when no triggers come first: one load for both facts. */
+	struct slim_filter *f = slim_rcu_dereference(t->commit_filter);
 	uint32_t len;
 	void *rec = slim_rb_resv_record(rb, &len);
+	int keep;
 
-	if (slim_unlikely(SLIM_READ_ONCE(t->cond_triggers))) {
-		commit_fast_triggered(rb, t);
-		return;
-	}
-	if (f && !fast_filter_keeps(f, t, rec, len)) {
+	/* A one-predicate filter, the usual case, is tested here. */
+	keep = f ? slim_filter_quick(f, rec, len) : -1;
+	if (slim_likely(keep > 0)) {
+		slim_rb_commit(rb);
+	} else if (slim_likely(keep == 0)) {
 		slim_rb_discard_fast(rb);
-		return;
+	} else if (f) {
+		commit_fast_filtered(rb, f);
+	} else {
+		commit_fast_other(rb);
 	}
-	slim_rb_commit(rb);
 }
 
 /* The targets after the first: the uncommon case, out of the way. */

@@ -207,6 +207,12 @@ int slim_event_target_del(struct slim_event *ev, struct slim_target *t)
 	return ret;
 }
 
+/* The filter the fast path's commit may run without asking for triggers. */
+static void update_commit_filter(struct slim_target *t)
+{
+	slim_rcu_assign_pointer(t->commit_filter, t->cond_triggers ? NULL : t->filter);
+}
+
 /* Publish a new filter (or none); the old one goes after a grace period. */
 void slim_target_set_filter(struct slim_target *t, struct slim_filter *filter)
 {
@@ -214,12 +220,14 @@ void slim_target_set_filter(struct slim_target *t, struct slim_filter *filter)
 
 	if (filter) {
 		slim_rcu_assign_pointer(t->filter, filter);
+		update_commit_filter(t);
 		__atomic_fetch_or(&t->flags, SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 	} else {
 		/* The commit still has triggers to run. */
 		if (!t->cond_triggers)
 			__atomic_fetch_and(&t->flags, ~SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 		slim_rcu_assign_pointer(t->filter, NULL);
+		update_commit_filter(t);
 	}
 	slim_rcu_free(old, slim_filter_free_void);
 }
@@ -232,6 +240,7 @@ void slim_target_set_filter(struct slim_target *t, struct slim_filter *filter)
 void slim_target_set_cond_triggers(struct slim_target *t, int on)
 {
 	__atomic_store_n(&t->cond_triggers, on, __ATOMIC_RELEASE);
+	update_commit_filter(t);
 	if (on)
 		__atomic_fetch_or(&t->flags, SLIM_TARGET_FL_FILTERED, __ATOMIC_RELEASE);
 	else if (!t->filter)

@@ -54,6 +54,12 @@ struct slim_target {
 	void *data;
 	/* An event file: it has triggers with a filter, and FILTERED (atomic). */
 	int cond_triggers;
+	/*
+	 * RCU: filter while there are no cond_triggers, else NULL: what the
+	 * fast path's commit runs alone, found with one load (a buffer
+	 * target's, kept by slim_target_set_filter() and _cond_triggers()).
+	 */
+	struct slim_filter *commit_filter;
 	/* Callbacks: exact counts (atomic). */
 	uint64_t hits;			/* records made for it */
 	uint64_t passed;		/* of them, passed its filter: delivered */

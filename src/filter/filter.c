@@ -9,7 +9,10 @@
  * An expression compiles to a flat array of predicates in source order.
  * Each predicate carries the index to go to when it is true and when it is
  * false; index n means "keep", n + 1 "discard". Targets only point
- * forward, so matching is one pass with no stack.
+ * forward, so matching is one pass with no stack.  Integer compares
+ * joined by only "&&" or only "||" also get a fast form (filter.h), which
+ * the record path runs; the walk is for everything else, and for a
+ * record too short for a field.
  */
 #include <errno.h>
 #include <limits.h>
@@ -68,9 +71,9 @@ enum pred_kind {
 enum { SM_FULL, SM_FRONT, SM_MIDDLE, SM_END, SM_GLOB };
 
 /*
- * One predicate. An integer field is loaded as 8 bytes when the record
- * has them (else byte by byte), cut to its width with width_mask and
- * sign-extended with sign_bit, so a load costs no branch on the width.
+ * One predicate. An integer field is loaded at its own width (an odd
+ * width byte by byte, cut with width_mask) and sign-extended with
+ * sign_bit.
  */
 struct pred {
 	/* what the integer fast path reads, first */
@@ -96,13 +99,11 @@ struct pred {
 };
 
 struct slim_filter {
+	struct slim_filter_fast fast;	/* first: the record path reads it inline */
 	unsigned int nr;
 	int integers_only;	/* every predicate is PK_NUM: the fast loop */
 	int needs_cpu;		/* reads the CPU pseudo-field */
 	int needs_comm;		/* reads the COMM pseudo-field */
-	/* One integer predicate: what its result keeps (match_one). */
-	int single;
-	uint8_t keep_if_true, keep_if_false;
 	struct pred *preds;
 	char *text;
 	char *patterns;
@@ -1238,6 +1239,219 @@ static int gen_targets(struct compiler *c, uint32_t root)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------
+ * The fast form (filter.h): a chain of interval literals.
+ */
+
+/* An interval that holds for no value: the masked field is 0, not in [1, max]. */
+static void lit_never(struct slim_filter_lit *l)
+{
+	l->mask = 0;
+	l->lo = 1;
+	l->range = UINT64_MAX - 1;
+}
+
+/*
+ * Predicate p as an interval of the widened field: its order is the
+ * field's (signed: from INT64_MIN up), the interval wraps modulo 2^64.
+ */
+static void lit_of_pred(const struct pred *p, struct slim_filter_lit *l)
+{
+	uint64_t min = p->bias, max = p->bias - 1, v = p->val;
+	int is_signed = p->sign_bit || p->bias;
+
+	l->offset = p->offset;
+	if (p->size == 8)
+		l->load = SLIM_FLOAD_64;
+	else if (p->size == 4)
+		l->load = is_signed ? SLIM_FLOAD_S32 : SLIM_FLOAD_U32;
+	else if (p->size == 2)
+		l->load = is_signed ? SLIM_FLOAD_S16 : SLIM_FLOAD_U16;
+	else
+		l->load = is_signed ? SLIM_FLOAD_S8 : SLIM_FLOAD_U8;
+	l->mask = UINT64_MAX;
+	switch (p->op) {
+	case OP_EQ:		/* [v, v] */
+		l->lo = v;
+		l->range = 0;
+		break;
+	case OP_NE:		/* [v + 1, v - 1]: all but v */
+		l->lo = v + 1;
+		l->range = UINT64_MAX - 1;
+		break;
+	case OP_LT:		/* [min, v - 1] */
+		if (v == min) {
+			lit_never(l);
+			break;
+		}
+		l->lo = min;
+		l->range = v - 1 - min;
+		break;
+	case OP_LE:		/* [min, v] */
+		l->lo = min;
+		l->range = v - min;
+		break;
+	case OP_GT:		/* [v + 1, max] */
+		if (v == max) {
+			lit_never(l);
+			break;
+		}
+		l->lo = v + 1;
+		l->range = max - v - 1;
+		break;
+	case OP_GE:		/* [v, max] */
+		l->lo = v;
+		l->range = max - v;
+		break;
+	default:		/* OP_BAND: x & v in [1, max] */
+		l->mask = v;
+		l->lo = 1;
+		l->range = UINT64_MAX - 1;
+		break;
+	}
+}
+
+/* The literal that holds where l does not: the interval's complement. */
+static void lit_negate(struct slim_filter_lit *l)
+{
+	if (l->range == UINT64_MAX) {
+		lit_never(l);
+		return;
+	}
+	l->lo += l->range + 1;
+	l->range = ~l->range - 1;
+}
+
+/*
+ * Is the predicate array a chain: each predicate but the last either
+ * goes on to the next or ends with one same verdict, and the last ends
+ * with either verdict?  Then *cont[i] says which of its results goes on
+ * (the last's: which gives the other verdict) and *keep_if_all the
+ * verdict when every predicate goes on.
+ */
+static int chain_shape(const struct pred *preds, uint32_t n, uint8_t *cont,
+		       uint8_t *keep_if_all)
+{
+	uint32_t discard = n + 1, exit = discard, i;
+	int have_exit = 0;
+
+	for (i = 0; i + 1 < n; i++) {
+		uint32_t t = preds[i].on_true, f = preds[i].on_false, out;
+
+		if (t == i + 1 && f >= n) {
+			cont[i] = 1;
+			out = f;
+		} else if (f == i + 1 && t >= n) {
+			cont[i] = 0;
+			out = t;
+		} else {
+			return 0;
+		}
+		if (have_exit && out != exit)
+			return 0;
+		exit = out;
+		have_exit = 1;
+	}
+	if (preds[i].on_true < n || preds[i].on_false < n ||
+	    preds[i].on_true == preds[i].on_false)
+		return 0;
+	cont[i] = preds[i].on_true != exit;
+	*keep_if_all = exit == discard;
+	return 1;
+}
+
+/*
+ * The group a literal runs in: S32, 64, U32, and the rest, which the
+ * other widths and every literal with a mask ("&", never) join, so that
+ * the width loops need not apply one.
+ */
+static int lit_rank(const struct slim_filter_lit *l)
+{
+	if (l->mask != UINT64_MAX)
+		return 3;
+	switch (l->load) {
+	case SLIM_FLOAD_S32:
+		return 0;
+	case SLIM_FLOAD_64:
+		return 1;
+	case SLIM_FLOAD_U32:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+/* By group, then in the record's order (qsort is not stable). */
+static int lit_order(const void *a, const void *b)
+{
+	const struct slim_filter_lit *x = a, *y = b;
+
+	if (lit_rank(x) != lit_rank(y))
+		return lit_rank(x) - lit_rank(y);
+	return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+/* The fast form of f (its preds and targets final); ENOMEM only. */
+static int build_fast(struct slim_filter *f)
+{
+	struct slim_filter_fast *ff = &f->fast;
+	struct slim_filter_lit *lits;
+	uint8_t *cont;
+	uint32_t i;
+
+	ff->prog = SLIM_FPROG_GENERIC;
+	if (!f->integers_only || !f->nr)
+		return 0;
+	cont = malloc(f->nr);
+	if (!cont)
+		return -ENOMEM;
+	if (!chain_shape(f->preds, f->nr, cont, &ff->keep_if_all)) {
+		free(cont);
+		return 0;
+	}
+	lits = calloc(f->nr, sizeof(*lits));
+	if (!lits) {
+		free(cont);
+		return -ENOMEM;
+	}
+	for (i = 0; i < f->nr; i++) {
+		const struct pred *p = &f->preds[i];
+
+		lit_of_pred(p, &lits[i]);
+		if (!cont[i])
+			lit_negate(&lits[i]);
+		if (p->end > ff->need)
+			ff->need = p->end;
+	}
+	free(cont);
+	qsort(lits, f->nr, sizeof(*lits), lit_order);
+	ff->nr = f->nr;
+	ff->lits = lits;
+	ff->end = lits + f->nr;
+	for (i = 0; i < f->nr && lit_rank(&lits[i]) == 0; i++)
+		;
+	ff->end_s32 = lits + i;
+	for (; i < f->nr && lit_rank(&lits[i]) == 1; i++)
+		;
+	ff->end_64 = lits + i;
+	for (; i < f->nr && lit_rank(&lits[i]) == 2; i++)
+		;
+	ff->end_u32 = lits + i;
+	/*
+	 * One literal without a mask is the program "load, compare", the
+	 * literal turned round so that it holds exactly when the record is
+	 * kept.  One with a mask is a chain of one.
+	 */
+	ff->prog = SLIM_FPROG_CHAIN;
+	if (f->nr == 1 && lits[0].mask == UINT64_MAX) {
+		ff->one = lits[0];
+		if (!ff->keep_if_all)
+			lit_negate(&ff->one);
+		ff->prog = ff->one.load;
+	}
+	return 0;
+}
+
 static void compiler_release(struct compiler *c)
 {
 	free(c->preds);
@@ -1279,16 +1493,15 @@ static int finish(struct compiler *c, struct slim_filter **out)
 				c->preds[i].kind == PK_CPU_CPUS;
 		f->needs_comm |= c->preds[i].kind == PK_STR_COMM;
 	}
-	f->single = f->integers_only && f->nr == 1;
-	if (f->single) {
-		f->keep_if_true = f->preds[0].on_true == f->nr;
-		f->keep_if_false = f->preds[0].on_false == f->nr;
-	}
 	f->patterns = c->pat;
 	f->masks = c->mask;
 	c->preds = NULL;
 	c->pat = NULL;
 	c->mask = NULL;
+	if (build_fast(f)) {
+		slim_filter_free(f);
+		return -ENOMEM;
+	}
 	*out = f;
 	return 0;
 }
@@ -1338,6 +1551,7 @@ void slim_filter_free(struct slim_filter *f)
 {
 	if (!f)
 		return;
+	free((void *)f->fast.lits);
 	free(f->preds);
 	free(f->patterns);
 	free(f->masks);
@@ -1633,12 +1847,7 @@ static int eval_string(const struct pred *p, const unsigned char *rec,
 	return str_match(p, &v, slen);
 }
 
-
-/*
- * An integer field, widened as its type says; 0 if the record is too
- * short. Little-endian hosts read 8 bytes at once when the record has
- * them: the field is in the low bytes.
- */
+/* An integer field, widened as its type says; 0 if the record is too short. */
 static inline int load_int(const struct pred *p, const unsigned char *rec,
 			   unsigned int len, uint64_t *out)
 {
@@ -1804,44 +2013,6 @@ static inline int int_pred(const struct pred *p, const unsigned char *rec,
 	return load_int(p, rec, len, &x) && compare(p, x);
 }
 
-/*
- * One integer predicate, the most common filter: its own compare, as the
- * kernel picks a function per operator and type, and no table walk.
- */
-static inline int match_one(const struct slim_filter *f, const unsigned char *rec,
-			    unsigned int len)
-{
-	const struct pred *p = f->preds;
-	uint64_t x;
-	int hit;
-
-	if (!load_int(p, rec, len, &x))
-		return f->keep_if_false;
-	switch (p->op) {
-	case OP_EQ:
-		hit = x == p->val;
-		break;
-	case OP_NE:
-		hit = x != p->val;
-		break;
-	case OP_LT:
-		hit = (x ^ p->bias) < (p->val ^ p->bias);
-		break;
-	case OP_LE:
-		hit = (x ^ p->bias) <= (p->val ^ p->bias);
-		break;
-	case OP_GT:
-		hit = (x ^ p->bias) > (p->val ^ p->bias);
-		break;
-	case OP_GE:
-		hit = (x ^ p->bias) >= (p->val ^ p->bias);
-		break;
-	default:	/* OP_BAND */
-		hit = (x & p->val) != 0;
-	}
-	return hit ? f->keep_if_true : f->keep_if_false;
-}
-
 /* Filters of integer compares only: a leaf loop, nothing to call. */
 static inline int match_integers(const struct slim_filter *f,
 				 const unsigned char *rec, unsigned int len)
@@ -1879,14 +2050,38 @@ match_any(const struct slim_filter *f, const unsigned char *rec,
 
 const struct slim_filter_ctx slim_filter_ctx_unknown;
 
-int slim_filter_match(const struct slim_filter *f, const void *rec,
-		      unsigned int len, const struct slim_filter_ctx *ctx)
+static inline int match_walk(const struct slim_filter *f, const void *rec,
+			     unsigned int len, const struct slim_filter_ctx *ctx)
 {
-	if (slim_likely(f->single))
-		return match_one(f, rec, len);
 	if (slim_likely(f->integers_only))
 		return match_integers(f, rec, len);
 	if (ctx == &slim_filter_ctx_unknown && (f->needs_comm || f->needs_cpu))
 		return -1;
 	return match_any(f, rec, len, ctx);
+}
+
+int slim_filter_match(const struct slim_filter *f, const void *rec,
+		      unsigned int len, const struct slim_filter_ctx *ctx)
+{
+	const struct slim_filter_fast *ff = &f->fast;
+	int keep = slim_filter_quick(f, rec, len);
+
+	/* The usual widths of one predicate first: no jump table. */
+	if (slim_likely(keep >= 0))
+		return keep;
+	/* A record too short for a field: the walk, where that predicate is false. */
+	if (slim_likely(len >= ff->need)) {
+		if (ff->prog <= SLIM_FLOAD_64)
+			return slim_filter_load(ff->prog, (const unsigned char *)rec +
+						ff->one.offset) - ff->one.lo <= ff->one.range;
+		if (ff->prog == SLIM_FPROG_CHAIN)
+			return slim_filter_chain_holds(ff, rec) == ff->keep_if_all;
+	}
+	return match_walk(f, rec, len, ctx);
+}
+
+int slim_filter_match_walk(const struct slim_filter *f, const void *rec,
+			   unsigned int len, const struct slim_filter_ctx *ctx)
+{
+	return match_walk(f, rec, len, ctx);
 }

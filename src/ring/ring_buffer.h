@@ -310,7 +310,9 @@ static inline void *slim_rb_resv_record(struct slim_rb *rb, uint32_t *len)
 
 /*
  * Drop a reservation that the inlined fast path made: it keeps resv_off
- * but not resv_ts, which the event's own time delta gives back.
+ * but not resv_ts, which the event's own time delta gives back.  That
+ * path never writes a time extend (a long pause sends it to the slow
+ * path), so the writer goes back to where the event began.
  */
 static inline void slim_rb_discard_fast(struct slim_rb *rb)
 {
@@ -318,8 +320,10 @@ static inline void slim_rb_discard_fast(struct slim_rb *rb)
 	uint32_t hdr;
 
 	memcpy(&hdr, w->page->data + w->resv_off, sizeof(hdr));
-	w->resv_ts = w->ts - slim_page_hdr_delta(hdr);
-	slim_rb_discard(rb);
+	w->ts -= slim_page_hdr_delta(hdr);
+	w->off = w->resv_off;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	w->busy = 0;
 }
 
 #pragma GCC visibility pop
