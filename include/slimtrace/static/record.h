@@ -235,13 +235,6 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	ts = (const struct slim_abi_targets *)slim_load_acquire(&ev->targets);
 	if (slim_unlikely(!ts))
 		return none;
-	/*
-	 * Read early: the counter read waits for what comes before it to
-	 * finish, so the loads below overlap it instead.  A nested event
-	 * recorded in between makes this stamp older than the ring's last,
-	 * which the delta check below sends to the slow path.
-	 */
-	now = slim_abi_cycles();
 	tgt = ts->fast;
 	t = (const struct slim_abi_target *)tgt;
 	s = &slim_thread_self->slot[ts->fast_slot];
@@ -249,6 +242,14 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	/* One compare: this set's slot, tracing on, the counter's clock. */
 	if (slim_unlikely(s->gen != __atomic_load_n(ts->fast_word, __ATOMIC_RELAXED)))
 		return slow;
+	/*
+	 * Read before the buffer's loads: the counter read waits for what
+	 * comes before it to finish, so those overlap it instead.  After
+	 * the compare, so that another clock does not pay for it.  A nested
+	 * event recorded in between makes this stamp older than the ring's
+	 * last, which the delta check below sends to the slow path.
+	 */
+	now = slim_abi_cycles();
 	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
 		return slow;
 	b = (const struct slim_abi_buffer *)s->b;
