@@ -233,47 +233,6 @@ static void note_first_pid(struct rec_put *p, const unsigned char *page, uint32_
 	}
 }
 
-/*
- * The entry at *off: an event (what the record path writes: type_len its
- * words, or 0 and a length word) read here, anything else by
- * slim_page_next().  The consumer
- * walks every event of a page whose stamps are cycles.
- */
-static inline int next_entry(const unsigned char *data, uint32_t n, uint32_t *off,
-			     struct slim_page_entry *ev)
-{
-	uint32_t at = *off, h, len;
-
-	if (at < n && n - at >= 8) {
-		memcpy(&h, data + at, 4);
-		len = 4 * slim_page_hdr_type(h);
-		if (len && len <= 4 * SLIM_PAGE_TYPE_DATA_MAX && len <= n - at - 4) {
-			ev->type = len / 4;
-			ev->delta = slim_page_hdr_delta(h);
-			ev->array0 = 0;
-			ev->off = at;
-			ev->size = 4 + len;
-			ev->payload = data + at + 4;
-			ev->len = len;
-			*off = at + ev->size;
-			return 1;
-		}
-		memcpy(&len, data + at + 4, 4);
-		if (slim_page_hdr_type(h) == 0 && len >= 4 && len <= n - at - 4) {
-			ev->type = 0;
-			ev->delta = slim_page_hdr_delta(h);
-			ev->array0 = len;
-			ev->off = at;
-			ev->size = 4 + len;
-			ev->payload = data + at + 8;
-			ev->len = len - 4;
-			*off = at + ev->size;
-			return 1;
-		}
-	}
-	return slim_page_next(&slim_page_host, data, n, off, ev, NULL);
-}
-
 /* The header words an entry gets for a time step of d ns; 0: too wide. */
 static uint32_t fix_words(const struct slim_page_entry *ev, uint64_t d, uint64_t ns,
 			  uint32_t w[2])
@@ -318,7 +277,7 @@ static int to_ns_in_place(struct rec_put *p, unsigned char *page, uint32_t n)
 	if (prev < *p->last_ts)
 		prev = *p->last_ts;
 	base = prev;
-	while (next_entry(data, n, &off, &ev) > 0) {
+	while (slim_page_next_host(data, n, &off, &ev) > 0) {
 		t = slim_page_time(&ev, t);
 		ns = conv_ns(&p->cv, t);
 		if (ns < prev)

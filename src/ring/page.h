@@ -287,6 +287,47 @@ malformed:
 	return -1;
 }
 
+/*
+ * slim_page_next() on a page in this host's order, the data events this
+ * library writes (type_len their words, or 0 and a length word) read
+ * here, anything else by slim_page_next(): for a walk over every event,
+ * as the recorder's conversion of cycle stamps makes.
+ */
+static inline int slim_page_next_host(const unsigned char *data, uint32_t n, uint32_t *off,
+				      struct slim_page_entry *ev)
+{
+	uint32_t at = *off, h, len;
+
+	if (at < n && n - at >= 8) {
+		memcpy(&h, data + at, 4);
+		len = 4 * slim_page_hdr_type(h);
+		if (len && len <= 4 * SLIM_PAGE_TYPE_DATA_MAX && len <= n - at - 4) {
+			ev->type = len / 4;
+			ev->delta = slim_page_hdr_delta(h);
+			ev->array0 = 0;
+			ev->off = at;
+			ev->size = 4 + len;
+			ev->payload = data + at + 4;
+			ev->len = len;
+			*off = at + ev->size;
+			return 1;
+		}
+		memcpy(&len, data + at + 4, 4);
+		if (slim_page_hdr_type(h) == 0 && len >= 4 && len <= n - at - 4) {
+			ev->type = 0;
+			ev->delta = slim_page_hdr_delta(h);
+			ev->array0 = len;
+			ev->off = at;
+			ev->size = 4 + len;
+			ev->payload = data + at + 8;
+			ev->len = len - 4;
+			*off = at + ev->size;
+			return 1;
+		}
+	}
+	return slim_page_next(&slim_page_host, data, n, off, ev, NULL);
+}
+
 static inline int slim_page_is_data(const struct slim_page_entry *e)
 {
 	return e->type <= SLIM_PAGE_TYPE_DATA_MAX;

@@ -116,6 +116,7 @@ SLIM_STATIC_ASSERT(offsetof(struct slim_rb_page, data) ==
 		   offsetof(struct slim_abi_page, data), "ABI: page data");
 SLIM_STATIC_ASSERT(SLIM_RB_DATA_SIZE == SLIM_ABI_PAGE_DATA &&
 		   SLIM_RB_EVENT_HDR == SLIM_ABI_EVENT_HDR &&
+		   SLIM_RB_TYPE_DATA_MAX == SLIM_ABI_TYPE_LEN_MAX &&
 		   SLIM_RB_DELTA_MAX == SLIM_ABI_DELTA_MAX, "ABI: page format");
 
 struct slim_rb_stats {
