@@ -218,6 +218,8 @@ def lttng_run(res, args, events, nruns, channel):
 PARTS = [  # (part, test on "file:function"), first match wins
     ("call site + loop", lambda s: ":fire_" in s),
     ("fast path: reserve (static/record.h)", lambda s: ":__slim_record_fast" in s),
+    ("fast path: commit (static/record.h)", lambda s: ":__slim_record_commit" in s),
+    ("fast path inline in the probe (static/record.h)", lambda s: "static/record.h:" in s),
     ("RCU read lock/unlock", lambda s: "/rcu.h:" in s),
     ("probe iteration", lambda s: ":__slim_iter_" in s),
     ("clock read", lambda s: "/clock.h:" in s),
@@ -605,6 +607,10 @@ def report_profile(prof, summ=None):
     if st and st[0] is not None:
         summ.add_text("2int recorded: instructions per event", "<= %d" % TARGETS["instr"],
                       "%.1f" % st[1], "PASS" if st[1] <= TARGETS["instr"] else "MISS")
+    il = prof.get("2int, SLIM_RECORD_INLINE (shared library)")
+    if il and il[0] is not None:
+        summ.add_text("2int with SLIM_RECORD_INLINE: instructions", "<= %d" % TARGETS["instr"],
+                      "%.1f" % il[1], "PASS" if il[1] <= TARGETS["instr"] else "MISS")
     if st and f1 and st[0] is not None and f1[0] is not None:
         d = f1[1] - st[1]
         summ.add_text("1-predicate filter adds, instructions",
@@ -656,6 +662,10 @@ def profiles(args, n):
     if os.path.exists(shared):
         prof["2int, shared library"] = callgrind(
             argparse.Namespace(bin=shared, out=args.out), "2int", n)
+    inline = os.path.join(os.path.dirname(args.bin), "record_profile_inline")
+    if os.path.exists(inline):
+        prof["2int, SLIM_RECORD_INLINE (shared library)"] = callgrind(
+            argparse.Namespace(bin=inline, out=args.out), "2int", n)
     if getattr(args, "baseline", None) and os.path.exists(args.baseline):
         prof["2int, previous release"] = callgrind(
             argparse.Namespace(bin=args.baseline, out=args.out), "2int", n)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/time.h>
 #include <unistd.h>
 #include <slimtrace/ctl.h>
@@ -202,7 +203,7 @@ static void test_discard_time(void)
 static void test_filters(void)
 {
 	unsigned long slow;
-	char expr[64];
+	char expr[64], comm[17] = "";
 	uint64_t w0;
 
 	wr("trace", "");
@@ -246,7 +247,9 @@ static void test_filters(void)
 	CHECK_EQ_INT(written_top() - w0, 0);
 
 	/* The filter needs the thread's name, or its CPU: found at commit. */
-	snprintf(expr, sizeof(expr), "comm == \"%s\" && a < 10", program_invocation_short_name);
+	/* The thread's name, as comm is (the program's, cut to 15 bytes). */
+	prctl(PR_GET_NAME, comm);
+	snprintf(expr, sizeof(expr), "comm == \"%s\" && a < 10", comm);
 	wr("events/sample/sample_first/filter", expr);
 	w0 = written_top();
 	fire(100);

@@ -3,10 +3,11 @@
 
 Reproduces the seed's measurement ("Lowering the footprint of TRACE_EVENTs",
 Rostedt 2010: `size` of the image with and without N events) on linked PIE
-executables, for four variants:
+executables, for five variants:
 
   st_define    slimtrace, N x DEFINE_EVENT of one DECLARE_EVENT_CLASS
   st_trace     slimtrace, N x TRACE_EVENT
+  st_inline    the same, defined with SLIM_RECORD_INLINE (fast path inline)
   lt_instance  LTTng-UST, N x LTTNG_UST_TRACEPOINT_EVENT_INSTANCE of one class
   lt_event     LTTng-UST, N x LTTNG_UST_TRACEPOINT_EVENT
 
@@ -36,7 +37,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 NS = (0, 10, 100)
-VARIANTS = ("st_define", "st_trace", "lt_instance", "lt_event")
+VARIANTS = ("st_define", "st_trace", "st_inline", "lt_instance", "lt_event")
 CFLAGS = ["-std=gnu11", "-O2", "-fPIE"]
 
 # Measured earlier on these machines (gcc -O2, PIE); printed for comparison.
@@ -128,7 +129,8 @@ def sources(variant, n):
     hdr = "fp_events.h" if slim else "fp_tp.h"
     files = {hdr: slim_header(variant, n) if slim else lttng_header(variant, n)}
     if slim:
-        files["events.c"] = ('#define CREATE_TRACE_POINTS\n'
+        inline = "#define SLIM_RECORD_INLINE\n" if variant == "st_inline" else ""
+        files["events.c"] = (inline + '#define CREATE_TRACE_POINTS\n'
                              '#include "fp_events.h"\n')
         call = "\ttrace_%s(1, 2);\n"
     else:
@@ -322,6 +324,7 @@ def report(units, reasons, args):
                     v, n, "yes" if prog == "calls" else "no", s["text"],
                     s["data"], s["bss"], s["total"], s["rela"]))
     sd, st = metrics(units, "st_define"), metrics(units, "st_trace")
+    si = metrics(units, "st_inline")
     ld, lt = metrics(units, "lt_instance"), metrics(units, "lt_event")
 
     print()
@@ -338,6 +341,7 @@ def report(units, reasons, args):
         ("per TRACE_EVENT / standalone event", st["event"], lt["event"],
          verdict(st["event"], TARGETS["trace_event"])),
         ("  marginal, (N100 - N10) / 90", st["marginal"], lt["marginal"], None),
+        ("  with SLIM_RECORD_INLINE (no target)", si["event"], lt["event"], None),
         ("per call site (TRACE_EVENT)", st["call"], lt["call"],
          verdict(st["call"], TARGETS["call_site"])),
         ("TRACE_EVENT including one call site", st["event_call"],
