@@ -234,20 +234,19 @@
 	SLIM_HIDDEN void iter(proto, struct slim_tracepoint *__slim_tp)	\
 	{								\
 		const struct slim_probe *__slim_p;			\
-		unsigned long __slim_tok;				\
 									\
-		if (slim_unlikely(!slim_rcu_read_lock_fast(&__slim_tok))) { \
+		if (slim_unlikely(!slim_rcu_read_enter_fast())) {	\
 			iter##_all(args, __slim_tp);			\
 			return;						\
 		}							\
 		__slim_p = slim_rcu_dereference(__slim_tp->probes);	\
 		if (slim_unlikely(!__SLIM_ONE_DATA_PROBE(__slim_p))) {	\
-			slim_rcu_read_unlock_fast(__slim_tok);		\
+			slim_rcu_read_exit_fast();			\
 			iter##_all(args, __slim_tp);			\
 			return;						\
 		}							\
 		((void (*)(proto, void *))__slim_p->func)(args, __slim_p->data); \
-		slim_rcu_read_unlock_fast(__slim_tok);			\
+		slim_rcu_read_exit_fast();				\
 	}
 
 /*

@@ -114,6 +114,41 @@ static inline void slim_rcu_read_unlock_fast(unsigned long token)
 			 __ATOMIC_RELEASE);
 }
 
+/*
+ * The same pair without a token, for a section that keeps nothing across
+ * its calls: the exit is one add to the thread's word, which clears
+ * SLIM_RCU_INSIDE and counts the section (the word that
+ * slim_rcu_read_unlock_fast() would store).  Release: on x86-64 every
+ * store is, and the asm's memory clobber keeps the section's loads
+ * before it.
+ */
+static inline int slim_rcu_read_enter_fast(void)
+{
+	struct slim_rcu_reader *r = &slim_rcu_reader;
+	unsigned long c = r->ctr;
+
+	if (slim_unlikely(c & (SLIM_RCU_INSIDE | SLIM_RCU_SLOW)))
+		return 0;
+	__atomic_store_n(&r->ctr, c + SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+static inline void slim_rcu_read_exit_fast(void)
+{
+#if defined(__x86_64__) && !defined(SLIM_TSAN)
+	__asm__ __volatile__("addq %1, %0"
+			     : "+m"(slim_rcu_reader.ctr)
+			     : "i"(SLIM_RCU_SEQ_ONE - SLIM_RCU_INSIDE)
+			     : "memory");
+#else
+	unsigned long c = __atomic_load_n(&slim_rcu_reader.ctr, __ATOMIC_RELAXED);
+
+	__atomic_store_n(&slim_rcu_reader.ctr,
+			 c + SLIM_RCU_SEQ_ONE - SLIM_RCU_INSIDE, __ATOMIC_RELEASE);
+#endif
+}
+
 #define slim_rcu_dereference(p)		slim_load_acquire(&(p))
 #define slim_rcu_assign_pointer(p, v)	slim_store_release(&(p), (v))
 

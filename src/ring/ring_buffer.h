@@ -267,7 +267,7 @@ static inline void slim_rb_commit(struct slim_rb *rb)
 	struct slim_rb_writer *w = &rb->w;
 
 	slim_store_release(&w->page->commit, (uint64_t)w->off);
-	SLIM_WRITE_ONCE(w->written, w->written + 1);
+	SLIM_INC_ONCE(w->written);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }

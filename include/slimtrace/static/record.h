@@ -321,7 +321,7 @@ slim_record_commit(struct slim_abi_writer *w)
 	}
 	page = (struct slim_abi_page *)w->page;
 	__atomic_store_n(&page->commit, (uint64_t)w->off, __ATOMIC_RELEASE);
-	SLIM_WRITE_ONCE(w->written, w->written + 1);
+	SLIM_INC_ONCE(w->written);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	w->busy = 0;
 }
