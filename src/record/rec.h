@@ -252,6 +252,11 @@ void rec_signals_detach(int wait);
 /* record.c: the first error of a recording, said once.  Not in a handler. */
 void rec_set_err(struct rec *r, int err);
 
+/* Around an exec in place (record/exec.c, record.c). */
+enum { REC_EXEC_NONE, REC_EXEC_STOPPED, REC_EXEC_RESTART };
+int rec_exec_prepare(void);
+void rec_exec_failed(int how, const char *what, int err);
+
 #pragma GCC visibility pop
 
 #endif

@@ -22,6 +22,8 @@
 
 static pthread_mutex_t api_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rec *active;		/* under api_lock */
+/* The process whose recording `active` is (atomic): a vfork child is not it. */
+static pid_t active_pid;
 /* The buffer set being recorded (atomic): asked with slim_event_mutex held. */
 static struct slim_bufset *active_set;
 /* The last recording's slim_record_get_stats(), kept at its stop; under api_lock. */
@@ -283,6 +285,7 @@ static int start(const char *rel, enum rec_meta_lock how, struct slim_bufset *bu
 		goto out;
 	}
 	active = r;
+	__atomic_store_n(&active_pid, getpid(), __ATOMIC_RELEASE);
 	__atomic_store_n(&active_set, bufs, __ATOMIC_RELEASE);
 	rec_signals_install(r);
 out:
@@ -290,12 +293,20 @@ out:
 	return ret;
 }
 
+static int stop_locked(enum rec_meta_lock how);
+
 static int stop(enum rec_meta_lock how)
+{
+	pthread_mutex_lock(&api_lock);
+	return stop_locked(how);
+}
+
+/* With api_lock held, which it releases. */
+static int stop_locked(enum rec_meta_lock how)
 {
 	struct rec *r;
 	int ret;
 
-	pthread_mutex_lock(&api_lock);
 	r = active;
 	if (!r) {
 		pthread_mutex_unlock(&api_lock);
@@ -428,6 +439,52 @@ SLIM_EXPORT int slim_record_env_start(void)
 	free(path);
 	env_recording = !ret;
 	return ret;
+}
+
+/*
+ * Before this process execs (record/exec.c): the recording ends as
+ * slim_record_stop() ends it, every buffer drained and the file
+ * finished, because the exec would drop the buffers and the consumer.
+ * Not in a vfork child, which shares the parent's memory and must not
+ * touch its recording, nor when api_lock is taken (an exec from a
+ * signal handler that interrupted it): then the exec ends it as a crash
+ * would.  Returns what rec_exec_failed() needs.
+ */
+int rec_exec_prepare(void)
+{
+	int again;
+
+	if (__atomic_load_n(&active_pid, __ATOMIC_ACQUIRE) != getpid())
+		return REC_EXEC_NONE;
+	if (pthread_mutex_trylock(&api_lock))
+		return REC_EXEC_NONE;
+	if (!active) {
+		pthread_mutex_unlock(&api_lock);
+		return REC_EXEC_NONE;
+	}
+	/* Per process, the file is named anew: another can follow it. */
+	again = env_recording && per_process();
+	stop_locked(REC_META_TRY);
+	return again ? REC_EXEC_RESTART : REC_EXEC_STOPPED;
+}
+
+/* The exec failed (errno err): the program goes on, and says so. */
+void rec_exec_failed(int how, const char *what, int err)
+{
+	int ret;
+
+	if (how == REC_EXEC_NONE)
+		return;
+	if (how == REC_EXEC_RESTART) {
+		ret = slim_record_env_start();
+		fprintf(stderr, "slimtrace: %s failed (%s): the recording before it "
+			"ended; %s\n", what, strerror(err), ret ? "no new one started" :
+			"a new one goes on in a file of its own");
+		return;
+	}
+	fprintf(stderr, "slimtrace: %s failed (%s): the recording ended before "
+		"it, and what the program records now is not written\n",
+		what, strerror(err));
 }
 
 SLIM_EXPORT int slim_record_sync(void)
