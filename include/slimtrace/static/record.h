@@ -299,6 +299,12 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 #endif
 	__builtin_memcpy(ent, &hdr, sizeof(hdr));
 	ent->pid = b->tid;
+	/*
+	 * The common header is done: inline in a probe, gcc would otherwise
+	 * pair the pid's store with the first field's through a vector
+	 * register (four instructions for two stores).
+	 */
+	__asm__("" : "+m"(*ent));
 	slow.rec = ent;
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
 	slow.w = (void *)((uintptr_t)w | fl);
