@@ -451,6 +451,29 @@ static __attribute__((noinline)) SLIM_IN_DELIVER void commit_fast_other(struct s
 		commit_fast_filtered(rb, slim_rcu_dereference(t->filter));
 }
 
+/*
+ * static/record.h's clock when it is not the counter: read here, where
+ * the clock's source is known, as slim_clock_now() reads it on the slow
+ * path.  A source that became the counter since the fast word said
+ * otherwise sends the event there (0: no POSIX clock reads 0 here).
+ */
+SLIM_EXPORT SLIM_IN_DELIVER uint64_t slim_record_clock_ns(struct slim_target *t)
+{
+	int id = SLIM_READ_ONCE(t->bufs->clock);
+	int src = __atomic_load_n(&slim_clock_srcs[id], __ATOMIC_RELAXED);
+
+	if (src == SLIM_CLOCK_SRC_COUNTER)
+		return 0;
+	return slim_clock_gettime_ns(src);
+}
+
+/* The fast path for a set whose clock is not the counter (static/record.h). */
+SLIM_EXPORT SLIM_IN_DELIVER struct slim_record_room
+slim_record_fast_clock(struct slim_event *ev, unsigned int esize)
+{
+	return __slim_record_fast_on(ev, esize, 1);
+}
+
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)
 {
 	struct slim_rb *rb = (struct slim_rb *)aw;

@@ -157,8 +157,10 @@
  * the events that fire most.  The record's size and header are then
  * constants and the probe, a leaf on that path, needs no frame: about
  * 20 instructions fewer per event, for about 300 bytes more per class
- * (docs/dialect.md).  The other targets go to the class's slow probe,
- * out of line and cold, handed the event.
+ * (docs/dialect.md).  The other cases go to the class's slow probe,
+ * out of line and cold, handed the event: a clock other than the
+ * counter to the library's copy of the fast path, the rest to the
+ * reserve.
  */
 #define DECLARE_EVENT_CLASS(name, proto, args, tstruct, assign, print)	\
 	static __attribute__((__noinline__, __cold__)) void		\
@@ -166,9 +168,17 @@
 	{								\
 		struct slim_dyn_##name __dyn;				\
 		slim_rec_##name *__entry;				\
+		struct slim_record_room __room;				\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
-		__SLIM_PROBE_TARGETS(name, __ev, __size, tstruct, assign) \
+		__room = slim_record_fast_clock(__ev,			\
+						slim_record_esize(__size)); \
+		__SLIM_PROBE_FAST(name, __room, slim_record_commit,	\
+				  tstruct, assign)			\
+		if (__room.w)						\
+			__SLIM_PROBE_TARGETS(name,			\
+				(struct slim_event *)__room.w, __size,	\
+				tstruct, assign)			\
 	}								\
 	static void __slim_probe_##name(proto, void *__data)		\
 	{								\
@@ -177,8 +187,8 @@
 		struct slim_record_room __room;				\
 		unsigned int __size = __slim_dyn_size_##name(&__dyn, args); \
 									\
-		__room = slim_record_fast((struct slim_event *)__data,	\
-					  slim_record_esize(__size));	\
+		__room = slim_record_fast_leaf((struct slim_event *)__data, \
+					       slim_record_esize(__size)); \
 		__SLIM_PROBE_FAST(name, __room, slim_record_commit,	\
 				  tstruct, assign)			\
 		if (__room.w)						\

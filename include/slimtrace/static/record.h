@@ -23,10 +23,12 @@
  * kernel's record layout: 4-byte headers, 4-byte aligned payloads (ABI 2
  * wrote a length word and rounded to 8).  A filter (and the event file's triggers that have one) is run
  * on the record at commit, out of line, which then publishes it or rolls the ring back
- * (the kernel's way).  Anything else (no buffer yet, page switch, a
- * trigger without a filter, several targets, a consumer, a nested
- * event, another clock) goes through slim_event_reserve(), which
- * handles every case.
+ * (the kernel's way).  A clock other than the counter takes the
+ * library's copy of the same path, slim_record_fast_clock(), which reads
+ * it (the fast word then carries SLIM_ABI_FAST_CLOCK).  Anything else
+ * (no buffer yet, page switch, a trigger without a filter, several
+ * targets, a consumer, a nested event) goes through
+ * slim_event_reserve(), which handles every case.
  */
 #ifndef SLIMTRACE_STATIC_RECORD_H
 #define SLIMTRACE_STATIC_RECORD_H
@@ -181,6 +183,15 @@ static inline uint64_t slim_abi_cycles(void)
 #endif
 
 /*
+ * The library's: the time now in the clock of the fast target's set when
+ * that is not the cycle counter (its fast word has SLIM_ABI_FAST_CLOCK),
+ * in ns; 0 when the clock just became the counter (the slow path then
+ * reads it).  Exported because a program built without optimisation
+ * keeps the branch of the path below that calls it.
+ */
+SLIM_EXPORT uint64_t slim_record_clock_ns(struct slim_target *t);
+
+/*
  * What slim_record_fast() returns: two registers.  With rec, w is the
  * ring's writer (tagged, for slim_record_commit()); without, w is NULL
  * (nothing to record) or the event again, for slim_event_reserve(), so
@@ -217,8 +228,18 @@ struct slim_record_room {
  * No rec and no w: nothing to record (no target); no rec and w (the
  * event): only slim_event_reserve() can say.
  */
+SLIM_EXPORT struct slim_record_room slim_record_fast_clock(struct slim_event *ev,
+							unsigned int esize);
+
+/*
+ * The path itself, for the cycle counter (other_clock -1: and for
+ * another clock, a tail call to the library's copy; 0: for another
+ * clock, the slow path, which tries that copy first) or for another
+ * clock (1: the library's slim_record_fast_clock(), which reads it with
+ * slim_record_clock_ns()).
+ */
 static inline __attribute__((__always_inline__)) struct slim_record_room
-slim_record_fast(struct slim_event *ev, unsigned int esize)
+__slim_record_fast_on(struct slim_event *ev, unsigned int esize, int other_clock)
 {
 	struct slim_record_room none = { NULL, NULL }, slow = { NULL, ev };
 	const struct slim_abi_targets *ts;
@@ -228,7 +249,7 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	const struct slim_abi_buffer *b;
 	struct slim_abi_writer *w;
 	struct slim_trace_entry *ent;
-	uint32_t off, hdr, tl, *e;
+	uint32_t off, hdr, tl, word, *e;
 	uint64_t now, delta;
 	unsigned int fl;
 
@@ -239,18 +260,39 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	t = (const struct slim_abi_target *)tgt;
 	s = &slim_thread_self->slot[ts->fast_slot];
 	fl = SLIM_READ_ONCE(t->flags);
-	/* One compare: this set's slot, tracing on, the counter's clock. */
-	if (slim_unlikely(s->gen != __atomic_load_n(ts->fast_word, __ATOMIC_RELAXED)))
-		return slow;
-	/*
-	 * Read before the buffer's loads: the counter read waits for what
-	 * comes before it to finish, so those overlap it instead.  After
-	 * the compare, so that another clock does not pay for it.  A nested
-	 * event recorded in between makes this stamp older than the ring's
-	 * last, which the delta check below sends to the slow path.
-	 */
-	now = slim_abi_cycles();
-	if (slim_unlikely((fl & ~SLIM_ABI_TARGET_FILTERED) || !SLIM_ABI_HAVE_CYCLES))
+	word = __atomic_load_n(ts->fast_word, __ATOMIC_RELAXED);
+	if (other_clock <= 0) {
+		/* One compare: this set's slot, tracing on, the counter's clock. */
+		if (slim_unlikely(s->gen != word)) {
+			/*
+			 * Another clock is the library's copy of this path
+			 * (a tail call: this one stays a leaf), or the slow
+			 * path's.
+			 */
+			if (other_clock < 0 && s->gen == (word & ~SLIM_ABI_FAST_CLOCK))
+				return slim_record_fast_clock(ev, esize);
+			return slow;
+		}
+		/*
+		 * Read before the buffer's loads: the counter read waits for
+		 * what comes before it to finish, so those overlap it
+		 * instead.  After the compare, so that another clock does not
+		 * pay for it.  A nested event recorded in between makes this
+		 * stamp older than the ring's last, which the delta check
+		 * below sends to the slow path.
+		 */
+		now = slim_abi_cycles();
+		if (slim_unlikely(!SLIM_ABI_HAVE_CYCLES))
+			return slow;
+	} else {
+		/* The slot, tracing on, another clock. */
+		if (s->gen != (word & ~SLIM_ABI_FAST_CLOCK))
+			return slow;
+		now = slim_record_clock_ns(tgt);
+		if (!now)
+			return slow;
+	}
+	if (slim_unlikely(fl & ~SLIM_ABI_TARGET_FILTERED))
 		return slow;
 	b = (const struct slim_abi_buffer *)s->b;
 	w = (struct slim_abi_writer *)slim_load_acquire(&b->rb);
@@ -309,6 +351,23 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 	/* Tagged when filtered: slim_record_commit() then asks the filter. */
 	slow.w = (void *)((uintptr_t)w | fl);
 	return slow;
+}
+
+static inline __attribute__((__always_inline__)) struct slim_record_room
+slim_record_fast(struct slim_event *ev, unsigned int esize)
+{
+	return __slim_record_fast_on(ev, esize, -1);
+}
+
+/*
+ * The same, a leaf, for a probe that has it inline (SLIM_RECORD_INLINE):
+ * another clock gets no room here, so its probe's out-of-line part
+ * tries slim_record_fast_clock() before the slow path.
+ */
+static inline __attribute__((__always_inline__)) struct slim_record_room
+slim_record_fast_leaf(struct slim_event *ev, unsigned int esize)
+{
+	return __slim_record_fast_on(ev, esize, 0);
 }
 
 /* A filtered target's commit: its filter decides (static/record.h). */
