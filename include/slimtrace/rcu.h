@@ -90,37 +90,13 @@ static inline void slim_rcu_read_unlock(unsigned long token)
 
 /*
  * The common case of the two above, for a caller that has its own way
- * out: 0 when the section must be opened by slim_rcu_read_lock() (nested,
- * or the thread is SLIM_RCU_SLOW), and nothing was opened.  The token
- * is then always a plain one, so its unlock is the one store.
- */
-static inline int slim_rcu_read_lock_fast(unsigned long *token)
-{
-	struct slim_rcu_reader *r = &slim_rcu_reader;
-	unsigned long c = r->ctr;
-
-	if (slim_unlikely(c & (SLIM_RCU_INSIDE | SLIM_RCU_SLOW)))
-		return 0;
-	/* As in slim_rcu_read_lock(); the bit is clear, so + is |. */
-	__atomic_store_n(&r->ctr, c + SLIM_RCU_INSIDE, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	*token = c;
-	return 1;
-}
-
-static inline void slim_rcu_read_unlock_fast(unsigned long token)
-{
-	__atomic_store_n(&slim_rcu_reader.ctr, token + SLIM_RCU_SEQ_ONE,
-			 __ATOMIC_RELEASE);
-}
-
-/*
- * The same pair without a token, for a section that keeps nothing across
- * its calls: the exit is one add to the thread's word, which clears
- * SLIM_RCU_INSIDE and counts the section (the word that
- * slim_rcu_read_unlock_fast() would store).  Release: on x86-64 every
- * store is, and the asm's memory clobber keeps the section's loads
- * before it.
+ * out and keeps nothing across its section: 0 when the section must be
+ * opened by slim_rcu_read_lock() (nested, or the thread is
+ * SLIM_RCU_SLOW), and nothing was opened.  The exit is then one add to
+ * the thread's word, which clears SLIM_RCU_INSIDE and counts the section
+ * (the word slim_rcu_read_unlock() would store for the token), so no
+ * token need be kept.  Release: on x86-64 every store is, and the asm's
+ * memory clobber keeps the section's loads before it.
  */
 static inline int slim_rcu_read_enter_fast(void)
 {

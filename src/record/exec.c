@@ -140,81 +140,54 @@ EXPORT int execveat(int dirfd, const char *path, char *const argv[],
 
 /*
  * The list forms: the arguments counted, then copied into an array on
- * the stack (no malloc: these may run in a vfork child); execle's
- * environment comes after the NULL.
+ * the stack (no malloc: these may run in a vfork child) and handed to
+ * the array form; execle's environment comes after the NULL.
  */
-static size_t count_args(const char *arg, va_list ap)
-{
-	size_t n = 1;
+enum exec_list { LIST_V, LIST_VP, LIST_VE };
 
-	if (!arg)
-		return 1;
-	while (va_arg(ap, const char *))
-		n++;
-	return n + 1;
-}
-
-static void fill_args(char **argv, const char *arg, va_list *ap)
-{
-	size_t i = 0;
-
-	argv[0] = (char *)arg;
-	while (argv[i])
-		argv[++i] = va_arg(*ap, char *);
-}
-
-EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	n = count_args(arg, ap);
-	va_end(ap);
-	{
-		char *argv[n];
-
-		va_start(ap, arg);
-		fill_args(argv, arg, &ap);
-		va_end(ap);
-		return exec_v("execl", path, argv);
-	}
-}
-
-EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	size_t n;
-
-	va_start(ap, arg);
-	n = count_args(arg, ap);
-	va_end(ap);
-	{
-		char *argv[n];
-
-		va_start(ap, arg);
-		fill_args(argv, arg, &ap);
-		va_end(ap);
-		return exec_vp("execlp", file, argv);
-	}
-}
-
-EXPORT int execle(const char *path, const char *arg, ...)
+static int exec_list(enum exec_list kind, const char *path, const char *arg,
+		     va_list ap)
 {
 	char *const *envp;
-	va_list ap;
-	size_t n;
+	va_list count;
+	size_t n = 1, i = 0;
 
-	va_start(ap, arg);
-	n = count_args(arg, ap);
-	va_end(ap);
+	va_copy(count, ap);
+	if (arg)
+		while (va_arg(count, const char *))
+			n++;
+	va_end(count);
 	{
-		char *argv[n];
+		char *argv[arg ? n + 1 : 1];
 
-		va_start(ap, arg);
-		fill_args(argv, arg, &ap);
-		envp = va_arg(ap, char *const *);
-		va_end(ap);
-		return exec_ve("execle", path, argv, envp);
+		argv[0] = (char *)arg;
+		while (argv[i])
+			argv[++i] = va_arg(ap, char *);
+		switch (kind) {
+		case LIST_V:
+			return exec_v("execl", path, argv);
+		case LIST_VP:
+			return exec_vp("execlp", path, argv);
+		default:
+			envp = va_arg(ap, char *const *);
+			return exec_ve("execle", path, argv, envp);
+		}
 	}
 }
+
+/* execl, execlp and execle: one body, the kind of array form apart. */
+#define EXEC_LIST_FN(fn, kind)						\
+	EXPORT int fn(const char *path, const char *arg, ...)		\
+	{								\
+		va_list ap;						\
+		int ret;						\
+									\
+		va_start(ap, arg);					\
+		ret = exec_list(kind, path, arg, ap);			\
+		va_end(ap);						\
+		return ret;						\
+	}
+
+EXEC_LIST_FN(execl, LIST_V)
+EXEC_LIST_FN(execlp, LIST_VP)
+EXEC_LIST_FN(execle, LIST_VE)
