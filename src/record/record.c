@@ -478,8 +478,12 @@ void rec_exec_failed(int how, const char *what, int err)
 	if (how == REC_EXEC_RESTART) {
 		ret = slim_record_env_start();
 		fprintf(stderr, "slimtrace: %s failed (%s): the recording before it "
-			"ended; %s\n", what, strerror(err), ret ? "no new one started" :
-			"a new one goes on in a file of its own");
+			"ended; ", what, strerror(err));
+		if (ret)
+			fprintf(stderr, "no new one could start (%s): what the "
+				"program records now is not written\n", strerror(-ret));
+		else
+			fprintf(stderr, "a new one goes on in a file of its own\n");
 		return;
 	}
 	fprintf(stderr, "slimtrace: %s failed (%s): the recording ended before "
