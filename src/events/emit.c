@@ -471,7 +471,7 @@ SLIM_EXPORT SLIM_IN_DELIVER uint64_t slim_record_clock_ns(struct slim_target *t)
 SLIM_EXPORT SLIM_IN_DELIVER struct slim_record_room
 slim_record_fast_clock(struct slim_event *ev, unsigned int esize)
 {
-	return __slim_record_fast_on(ev, esize, 1);
+	return __slim_record_fast_on(ev, esize, SLIM_FAST_CLOCK);
 }
 
 SLIM_EXPORT SLIM_IN_DELIVER void slim_record_commit_filtered(struct slim_abi_writer *aw)

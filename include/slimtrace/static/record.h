@@ -222,24 +222,25 @@ struct slim_record_room {
 	 (__slim_record_words(size) <= 4 * SLIM_ABI_TYPE_LEN_MAX ? 4u : 8u) : \
 	 SLIM_ABI_ESIZE_NONE)
 
+/* The library's copy of the path below, for another clock (how SLIM_FAST_CLOCK). */
+SLIM_EXPORT struct slim_record_room slim_record_fast_clock(struct slim_event *ev,
+							unsigned int esize);
+
+/* Which clock the path below serves, and where another clock goes. */
+enum slim_fast_how {
+	SLIM_FAST_TAIL,		/* the counter; another: slim_record_fast_clock() */
+	SLIM_FAST_LEAF,		/* the counter; another: the slow path (a leaf) */
+	SLIM_FAST_CLOCK,	/* another clock, read by slim_record_clock_ns() */
+};
+
 /*
  * The fast path's room for a record of esize bytes (slim_record_esize()),
  * common header filled, and the ring's writer for slim_record_commit().
  * No rec and no w: nothing to record (no target); no rec and w (the
- * event): only slim_event_reserve() can say.
- */
-SLIM_EXPORT struct slim_record_room slim_record_fast_clock(struct slim_event *ev,
-							unsigned int esize);
-
-/*
- * The path itself, for the cycle counter (other_clock -1: and for
- * another clock, a tail call to the library's copy; 0: for another
- * clock, the slow path, which tries that copy first) or for another
- * clock (1: the library's slim_record_fast_clock(), which reads it with
- * slim_record_clock_ns()).
+ * event): only slim_event_reserve() can say.  how is a constant.
  */
 static inline __attribute__((__always_inline__)) struct slim_record_room
-__slim_record_fast_on(struct slim_event *ev, unsigned int esize, int other_clock)
+__slim_record_fast_on(struct slim_event *ev, unsigned int esize, enum slim_fast_how how)
 {
 	struct slim_record_room none = { NULL, NULL }, slow = { NULL, ev };
 	const struct slim_abi_targets *ts;
@@ -261,7 +262,7 @@ __slim_record_fast_on(struct slim_event *ev, unsigned int esize, int other_clock
 	s = &slim_thread_self->slot[ts->fast_slot];
 	fl = SLIM_READ_ONCE(t->flags);
 	word = __atomic_load_n(ts->fast_word, __ATOMIC_RELAXED);
-	if (other_clock <= 0) {
+	if (how != SLIM_FAST_CLOCK) {
 		/* One compare: this set's slot, tracing on, the counter's clock. */
 		if (slim_unlikely(s->gen != word)) {
 			/*
@@ -269,7 +270,7 @@ __slim_record_fast_on(struct slim_event *ev, unsigned int esize, int other_clock
 			 * (a tail call: this one stays a leaf), or the slow
 			 * path's.
 			 */
-			if (other_clock < 0 && s->gen == (word & ~SLIM_ABI_FAST_CLOCK))
+			if (how == SLIM_FAST_TAIL && s->gen == (word & ~SLIM_ABI_FAST_CLOCK))
 				return slim_record_fast_clock(ev, esize);
 			return slow;
 		}
@@ -356,7 +357,7 @@ __slim_record_fast_on(struct slim_event *ev, unsigned int esize, int other_clock
 static inline __attribute__((__always_inline__)) struct slim_record_room
 slim_record_fast(struct slim_event *ev, unsigned int esize)
 {
-	return __slim_record_fast_on(ev, esize, -1);
+	return __slim_record_fast_on(ev, esize, SLIM_FAST_TAIL);
 }
 
 /*
@@ -367,7 +368,7 @@ slim_record_fast(struct slim_event *ev, unsigned int esize)
 static inline __attribute__((__always_inline__)) struct slim_record_room
 slim_record_fast_leaf(struct slim_event *ev, unsigned int esize)
 {
-	return __slim_record_fast_on(ev, esize, 0);
+	return __slim_record_fast_on(ev, esize, SLIM_FAST_LEAF);
 }
 
 /* A filtered target's commit: its filter decides (static/record.h). */
