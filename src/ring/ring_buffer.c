@@ -171,8 +171,13 @@ static void *rb_fail(struct slim_rb *rb)
 	return NULL;
 }
 
-/* A stamp this far behind the last one comes from another clock. */
-#define RB_CLOCK_CHANGED	(1ull << 32)
+/*
+ * A stamp this far behind the last one (~1 ms) comes from another clock:
+ * a counter read on another CPU is behind by ns, not ms.  It was 4.3 s,
+ * and clocks closer than that (mono_raw runs 170 ms behind mono on a KVM
+ * guest) kept every event on the slow path until the new clock caught up.
+ */
+#define RB_CLOCK_CHANGED	(1ull << 20)
 
 /*
  * Everything the inline fast path does not handle: a page switch, a delta
