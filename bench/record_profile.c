@@ -5,7 +5,7 @@
  * program does (pkg-config --libs slimtrace).  `make bench-profile` runs
  * both under callgrind: the record path must cost no more here.
  *
- *   record_profile profile 2int N	(record_bench's arguments)
+ *   record_profile profile 2int N [TRACE_CLOCK]	(record_bench's, and the clock)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,11 +28,17 @@ int main(int argc, char **argv)
 	long n;
 	int ret;
 
-	if (argc != 4 || strcmp(argv[1], "profile") != 0 || strcmp(argv[2], "2int") != 0) {
-		fprintf(stderr, "usage: record_profile profile 2int N\n");
+	if (argc < 4 || argc > 5 || strcmp(argv[1], "profile") != 0 ||
+	    strcmp(argv[2], "2int") != 0) {
+		fprintf(stderr, "usage: record_profile profile 2int N [TRACE_CLOCK]\n");
 		return 2;
 	}
 	n = atol(argv[3]);
+	ret = argc == 5 ? slim_ctl_write("trace_clock", argv[4]) : 0;
+	if (ret < 0) {
+		fprintf(stderr, "record_profile: trace_clock %s: %s\n", argv[4], strerror(-ret));
+		return 1;
+	}
 	ret = slim_ctl_write("events/bench/bench_2int/enable", "1");
 	if (ret < 0) {
 		fprintf(stderr, "record_profile: events/bench/bench_2int/enable: %s\n",
