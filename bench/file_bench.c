@@ -20,7 +20,7 @@
  *
  * seconds is the firing time, stop_seconds what slim_record_stop() took
  * (the final drain and the file's assembly); C, M and P are
- * slim_record_get_stats(): the recorder threads' CPU time (consumer and writer), its longest pass
+ * slim_record_get_stats(): the consumer thread's CPU time, its longest pass
  * over the buffers (the longest the buffers went undrained: a stall),
  * and how many passes it made.  What reached the file, and
  * what was lost, is for `slimtrace stat PATH` to say.

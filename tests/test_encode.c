@@ -24,17 +24,13 @@
 static unsigned char out[MAX_OUT][PG];
 static int nr_out;
 
-static int keep_pages(struct rec_sink *s, int cpu, const struct iovec *iov, int nr)
+static int keep_pages(struct rec_sink *s, int cpu, const void *pages, size_t n)
 {
-	const unsigned char *pages;
-	size_t n;
-
 	(void)s;
 	(void)cpu;
-	for (; nr--; iov++) {
-		pages = iov->iov_base;
-		for (n = iov->iov_len / PG; n-- && nr_out < MAX_OUT; pages += PG)
-			memcpy(out[nr_out++], pages, PG);
+	while (n-- && nr_out < MAX_OUT) {
+		memcpy(out[nr_out++], pages, PG);
+		pages = (const unsigned char *)pages + PG;
 	}
 	return 0;
 }
@@ -150,7 +146,6 @@ static void decode(struct got *g)
 /* ---- the cases ---- */
 
 static struct rec_stage st;
-static struct rec_spool sp;
 static struct rec_threads th;
 static struct rec_sink sink = { .ops = &keep_ops };
 
@@ -299,8 +294,7 @@ static void test_ns_untouched(void)
 
 int main(void)
 {
-	if (!CHECK(rec_spool_init(&sp, &sink) == 0) ||
-	    !CHECK(rec_stage_init(&st, SLIM_CLOCK_MONO, &sp) == 0) ||
+	if (!CHECK(rec_stage_init(&st, SLIM_CLOCK_MONO) == 0) ||
 	    !CHECK(rec_threads_init(&th) == 0))
 		return check_done("encode");
 	test_in_place();
@@ -310,6 +304,5 @@ int main(void)
 	test_ns_untouched();
 	rec_threads_free(&th);
 	rec_stage_free(&st);
-	rec_spool_free(&sp);
 	return check_done("encode");
 }

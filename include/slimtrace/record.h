@@ -57,7 +57,7 @@ struct slim_record_stats {
 	uint64_t passes;		/* looks at the buffers */
 	uint64_t pages;			/* pages taken from the rings */
 	uint64_t pass_max_ns;		/* the longest pass, wall clock */
-	uint64_t consumer_cpu_ns;	/* the recorder's threads' CPU time: consumer, writer */
+	uint64_t consumer_cpu_ns;	/* the consumer thread's CPU time */
 };
 
 /*

@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 #include "record/rec.h"
@@ -69,11 +68,7 @@ int rec_refresh(struct rec *r, enum rec_meta_lock how, int write_main)
 	if (ret && ret != -EAGAIN)
 		return ret;
 	if (write_main && changed && r->meta.have) {
-		int w;
-
-		rec_spool_lock_sink(&r->d.spool, r->d.in_signal);
-		w = r->sink.ops->metadata(&r->sink, meta_now(r));
-		rec_spool_unlock_sink(&r->d.spool, r->d.in_signal);
+		int w = r->sink.ops->metadata(&r->sink, meta_now(r));
 
 		if (w)
 			return w;
@@ -112,8 +107,8 @@ static void account(struct rec *r, uint64_t t0, uint64_t pages)
 	__atomic_store_n(&st->pages, st->pages + pages, __ATOMIC_RELAXED);
 	if (took > st->pass_max_ns)
 		__atomic_store_n(&st->pass_max_ns, took, __ATOMIC_RELAXED);
-	__atomic_store_n(&st->consumer_cpu_ns, now_ns(CLOCK_THREAD_CPUTIME_ID) +
-			 rec_spool_cpu_ns(&r->d.spool), __ATOMIC_RELAXED);
+	__atomic_store_n(&st->consumer_cpu_ns, now_ns(CLOCK_THREAD_CPUTIME_ID),
+			 __ATOMIC_RELAXED);
 }
 
 /* One look at the buffers: the pages it read, -1 if a handler finished. */
@@ -127,11 +122,6 @@ static long consume_once(struct rec *r, enum rec_drain mode)
 	pages = r->d.pages;
 	rec_stage_calibrate(&r->d.stage);
 	ret = r->err ? 0 : rec_drain(&r->d, mode);
-	/* A sync or the stop: what was drained is in the files when it returns. */
-	if (!ret && mode == REC_DRAIN_ALL)
-		ret = rec_spool_sync(&r->d.spool);
-	if (!ret)
-		ret = rec_spool_err(&r->d.spool);
 	if (ret < 0)
 		rec_set_err(r, ret);
 	if (!r->err && (r->d.threads.fresh || !r->meta.have || !(r->d.pass & 127))) {
@@ -176,10 +166,6 @@ void *rec_consumer(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "slim-record");
 	__atomic_store_n(&r->consumer_tid, (int)gettid(), __ATOMIC_RELEASE);
-	/* Without a writer thread the pages are written at once, as before. */
-	if (rec_spool_start(&r->d.spool))
-		fprintf(stderr, "slimtrace: recording to %s: no writer thread; "
-			"the consumer writes the pages itself\n", r->path);
 	for (;;) {
 		/* Sleep unless the writers are fast: then the headroom is short. */
 		wait_for_work(r, pages >= BUSY_PAGES);
@@ -196,8 +182,6 @@ void *rec_consumer(void *arg)
 		if (stop || pages < 0)
 			break;
 	}
-	/* The writer ends; a handler that finished the file has halted it. */
-	rec_spool_stop(&r->d.spool);
 	pthread_mutex_lock(&r->lock);
 	r->exited = 1;
 	pthread_cond_broadcast(&r->synced);

@@ -51,9 +51,8 @@ int rec_drain_init(struct rec_drain_state *d, struct rec_sink *sink,
 	memset(d, 0, sizeof(*d));
 	d->sink = sink;
 	d->bufs = bufs;
-	if (grow(d, 1) || rec_spool_init(&d->spool, sink) ||
-	    rec_stage_init(&d->stage, rec_src_clock(bufs), &d->spool) ||
-	    rec_lost_init(&d->lost) || rec_threads_init(&d->threads))
+	if (grow(d, 1) || rec_stage_init(&d->stage, rec_src_clock(bufs)) || rec_lost_init(&d->lost) ||
+	    rec_threads_init(&d->threads))
 		return -ENOMEM;
 	return 0;
 }
@@ -63,7 +62,6 @@ void rec_drain_free(struct rec_drain_state *d)
 	rec_release(d->cpus);
 	rec_release(d->stats);
 	rec_stage_free(&d->stage);
-	rec_spool_free(&d->spool);
 	rec_lost_free(&d->lost);
 	rec_threads_free(&d->threads);
 	memset(d, 0, sizeof(*d));
@@ -78,18 +76,8 @@ static struct rec_cpu *cpu_of(struct rec_drain_state *d, struct slim_buffer *b)
 		return NULL;
 	if (id >= d->cap)
 		grow(d, id + 1);
-	if (id >= d->cap)
+	if (id >= d->cap || d->sink->ops->cpus(d->sink, id + 1, d->in_signal))
 		return NULL;
-	if (id >= d->sink_nr) {
-		int ret;
-
-		rec_spool_lock_sink(&d->spool, d->in_signal);
-		ret = d->sink->ops->cpus(d->sink, id + 1, d->in_signal);
-		rec_spool_unlock_sink(&d->spool, d->in_signal);
-		if (ret)
-			return NULL;
-		d->sink_nr = id + 1;
-	}
 	d->cpus[id].b = b;
 	if (id >= d->nr)
 		d->nr = id + 1;
@@ -128,10 +116,8 @@ static int take_pages(struct rec_drain_state *d, struct rec_put *p, struct rec_c
 		c->end_seq = rec_src_write_seq(c->rb);
 	}
 	rec_lost_note_refused(&d->lost, ring, c->rb);
-	while (!d->stage.pages || d->stage.used + 3 <= REC_BATCH) {
+	while (d->stage.used + 3 <= REC_BATCH) {
 		page = rec_stage_slot(&d->stage);
-		if (!page)
-			return rec_spool_err(&d->spool) ? rec_spool_err(&d->spool) : -EIO;
 		if (!rec_src_take(c->rb, page, mode == REC_DRAIN_FULL, &tk))
 			return 0;
 		c->events += tk.events;

@@ -56,19 +56,20 @@ uint64_t slim_record_conv_ns(struct slim_record_conv *cv, uint64_t raw)
 
 /* ---- the staging area ------------------------------------------------------ */
 
-int rec_stage_init(struct rec_stage *st, int clock_id, struct rec_spool *sp)
+int rec_stage_init(struct rec_stage *st, int clock_id)
 {
 	memset(st, 0, sizeof(*st));
-	st->sp = sp;
+	st->pages = malloc((size_t)REC_BATCH * PAGE);
 	st->scratch = malloc(PAGE);
 	st->fix = malloc(MAX_FIX * sizeof(*st->fix));
 	st->tab = calloc(SLIM_CLOCK_CALIB_MAX, sizeof(*st->tab));
 	st->convert = clock_id == SLIM_CLOCK_MONO && slim_clock_raw_is_cycles(clock_id);
-	return st->scratch && st->fix && st->tab ? 0 : -ENOMEM;
+	return st->pages && st->scratch && st->fix && st->tab ? 0 : -ENOMEM;
 }
 
 void rec_stage_free(struct rec_stage *st)
 {
+	free(st->pages);
 	free(st->scratch);
 	free(st->fix);
 	free(st->tab);
@@ -85,12 +86,6 @@ void rec_stage_calibrate(struct rec_stage *st)
 
 unsigned char *rec_stage_slot(struct rec_stage *st)
 {
-	if (!st->pages) {
-		st->pages = rec_spool_reserve(st->sp);
-		st->used = 0;
-		if (!st->pages)
-			return NULL;
-	}
 	return st->used < REC_BATCH ? st->pages + (size_t)st->used * PAGE : NULL;
 }
 
@@ -99,10 +94,9 @@ int rec_stage_flush(struct rec_put *p)
 	struct rec_stage *st = p->st;
 	int ret;
 
-	if (!st->pages)
+	if (!st->used)
 		return 0;
-	ret = rec_spool_put(st->sp, p->cpu, (uint32_t)st->used);
-	st->pages = NULL;
+	ret = p->sink->ops->page(p->sink, p->cpu, st->pages, (size_t)st->used);
 	st->used = 0;
 	return ret;
 }
@@ -130,14 +124,10 @@ static int enc_open(struct enc *e, uint64_t ts, uint32_t size)
 	struct rec_stage *st = e->p->st;
 	int ret;
 
-	if (st->pages && st->used == REC_BATCH) {
+	if (st->used == REC_BATCH) {
 		ret = rec_stage_flush(e->p);
 		if (ret)
 			return ret;
-	}
-	if (!rec_stage_slot(st)) {
-		ret = rec_spool_err(st->sp);
-		return ret ? ret : -EIO;
 	}
 	e->pg = st->pages + (size_t)st->used++ * PAGE;
 	memcpy(e->pg, &ts, sizeof(ts));

@@ -7,7 +7,6 @@
  *   drain.c     a pass over the buffers: pages into the staging area
  *   source.c    every access to the buffers (the only file that knows them)
  *   encode.c    cycles to ns, pages re-encoded, the staging area
- *   spool.c     staged pages queued for the sink, and their writer thread
  *   lost.c      lost events owed to later pages
  *   threads.c   the threads seen in the pages: the saved cmdlines
  *   meta.c      the metadata: header texts, formats, clock, uname
@@ -34,7 +33,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define REC_BATCH	64	/* pages staged from one ring at a time */
+#define REC_BATCH	64	/* pages per write(2) */
 
 /* ---- mem.c: the tables' memory ---- */
 
@@ -112,56 +111,6 @@ uint64_t rec_lost_take(struct rec_lost *l, int ring, uint64_t seq);
 /* Lost events that found no page: the next page taken carries them. */
 void rec_lost_owe(struct rec_lost *l, int ring, uint64_t count);
 
-/* ---- spool.c: pages waiting for the sink ---- */
-
-#define REC_SPOOL_PAGES	8192	/* 32 MiB: over 100 ms of two threads at 10 M/s */
-#define REC_SPOOL_RECS	8192	/* records queued at most */
-#define REC_SPOOL_WINDOW 512	/* records the writer takes at a time */
-#define REC_SPOOL_IOV	256	/* pieces per write */
-
-/* n pages of one CPU at page `at` of the pool, after `skip` pages skipped. */
-struct rec_spool_rec {
-	int cpu;
-	uint32_t at, n, skip;
-};
-
-struct rec_spool {
-	unsigned char *pool;		/* REC_SPOOL_PAGES pages */
-	struct rec_spool_rec q[REC_SPOOL_RECS];
-	unsigned char mark[REC_SPOOL_WINDOW];	/* the writer's: written */
-	struct iovec iov[REC_SPOOL_IOV];	/* likewise */
-	uint64_t p_put, q_put;		/* the filler's: pages and records given */
-	uint64_t p_done, q_done;	/* the writer's: written (or failed) */
-	uint32_t at, skip;		/* the reservation */
-	struct rec_sink *sink;
-	pthread_mutex_t sink_lock;	/* page() against the filler's sink calls */
-	pthread_mutex_t lock;		/* for the two conditions */
-	pthread_cond_t more, room;
-	pthread_t thread;
-	int running, quit;
-	int halt, in_write, err;	/* atomics */
-	uint64_t cpu_ns;		/* the writer thread's CPU time */
-};
-int rec_spool_init(struct rec_spool *sp, struct rec_sink *sink);
-void rec_spool_free(struct rec_spool *sp);
-/* The writer thread: 0 or -errno (records are then written at once). */
-int rec_spool_start(struct rec_spool *sp);
-/* Every record queued is written; the writer ends.  The first write error. */
-int rec_spool_stop(struct rec_spool *sp);
-/* Wait until every record queued is written: the first write error, or 0. */
-int rec_spool_sync(struct rec_spool *sp);
-/* A fatal signal handler's: the writer stops, the queue is written here. */
-void rec_spool_halt(struct rec_spool *sp);
-int rec_spool_err(const struct rec_spool *sp);
-uint64_t rec_spool_cpu_ns(const struct rec_spool *sp);
-/* Around the filler's own calls to the sink (no lock in a handler). */
-void rec_spool_lock_sink(struct rec_spool *sp, int in_signal);
-void rec_spool_unlock_sink(struct rec_spool *sp, int in_signal);
-/* REC_BATCH pages in one piece, waiting for room; NULL after a write error. */
-unsigned char *rec_spool_reserve(struct rec_spool *sp);
-/* The first n pages of the reservation, CPU cpu's, for the sink: 0 or the error. */
-int rec_spool_put(struct rec_spool *sp, int cpu, uint32_t n);
-
 /* ---- encode.c: pages into the staging area ---- */
 
 /* Cycles to ns the recorder's way: slim_record_conv_ns() (record.h). */
@@ -173,8 +122,7 @@ struct rec_fix {
 };
 
 struct rec_stage {
-	struct rec_spool *sp;	/* where the staged pages wait */
-	unsigned char *pages;	/* REC_BATCH pages reserved there, or NULL */
+	unsigned char *pages;	/* REC_BATCH pages */
 	unsigned char *scratch;	/* one page */
 	struct rec_fix *fix;	/* a page's worth (SLIM_PAGE_DATA / 8) */
 	int used;
@@ -182,7 +130,7 @@ struct rec_stage {
 	struct slim_clock_calib *tab;
 	size_t ntab;
 };
-int rec_stage_init(struct rec_stage *st, int clock_id, struct rec_spool *sp);
+int rec_stage_init(struct rec_stage *st, int clock_id);
 void rec_stage_free(struct rec_stage *st);
 /* A fresh calibration table for this pass (when converting). */
 void rec_stage_calibrate(struct rec_stage *st);
@@ -198,11 +146,11 @@ struct rec_put {
 	uint64_t left;		/* lost events no page could carry */
 	int may_grow;		/* 0 in a signal handler */
 };
-/* The page to take the next ring page into; NULL: flush first, or an error. */
+/* The page to take the next ring page into; NULL: flush first. */
 unsigned char *rec_stage_slot(struct rec_stage *st);
 /* The page rec_stage_slot() gave, with `missed` lost events before it. */
 int rec_stage_put(struct rec_put *p, unsigned char *page, uint64_t missed);
-/* Staged pages to the spool, for the sink. */
+/* Staged pages to the sink. */
 int rec_stage_flush(struct rec_put *p);
 
 /* ---- meta.c: what a file says besides its pages ---- */
@@ -238,12 +186,10 @@ struct rec_drain_state {
 	uint64_t pass;
 	uint64_t pages;		/* taken from the rings */
 	struct rec_stage stage;
-	struct rec_spool spool;
 	struct rec_lost lost;
 	struct rec_threads threads;
 	struct rec_sink *sink;
 	struct slim_bufset *bufs;	/* the buffers recorded */
-	int sink_nr;		/* CPUs the sink was told of */
 	int in_signal;
 };
 int rec_drain_init(struct rec_drain_state *d, struct rec_sink *sink,

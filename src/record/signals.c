@@ -64,8 +64,6 @@ static void signal_flush(struct rec *r)
 		int ret;
 
 		r->d.in_signal = 1;
-		/* Staged pages first, in order; then the rest, written at once. */
-		rec_spool_halt(&r->d.spool);
 		if (!r->err)
 			rec_drain(&r->d, REC_DRAIN_SIGNAL);
 		ret = rec_write_final(r);

@@ -15,7 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/uio.h>
 #include "ring/ring_buffer.h"
 
 #pragma GCC visibility push(hidden)
@@ -75,12 +74,8 @@ struct rec_sink_ops {
 	int (*cpus)(struct rec_sink *s, int nr, int in_signal);
 	/* The metadata changed: what a reader should see now.  0 or -errno. */
 	int (*metadata)(struct rec_sink *s, const struct rec_meta *m);
-	/*
-	 * Whole pages of a CPU (one with room: cpus()), in the order of the
-	 * nr pieces of iov (one write for pages the spool holds apart).
-	 * 0 or -errno.
-	 */
-	int (*page)(struct rec_sink *s, int cpu, const struct iovec *iov, int nr);
+	/* n whole pages of a CPU (one with room: cpus()).  0 or -errno. */
+	int (*page)(struct rec_sink *s, int cpu, const void *pages, size_t n);
 	/* The complete file.  0 or -errno. */
 	int (*finish)(struct rec_sink *s, const struct rec_meta *m, const struct rec_end *e);
 	/* What a recording that died left, made whole (another process). */

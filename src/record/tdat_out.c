@@ -315,47 +315,9 @@ static int cpu_fd(struct tdat_out *o, int cpu)
 	return o->fd[cpu];
 }
 
-/* iov's bytes at off: the pieces a short write left are written again. */
-static int put_iov(int fd, const struct iovec *iov, int nr, uint64_t off)
+int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n)
 {
-	struct iovec left[64];
-	ssize_t w;
-	int n;
-
-	while (nr) {
-		n = nr < 64 ? nr : 64;
-		memcpy(left, iov, (size_t)n * sizeof(*left));
-		w = pwritev(fd, left, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO;
-		off += (uint64_t)w;
-		while (nr && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			nr--;
-		}
-		if (w) {	/* the rest of a piece cut short */
-			int ret = put_all(fd, (const char *)iov->iov_base + w,
-					  iov->iov_len - (size_t)w, (int64_t)off);
-
-			if (ret)
-				return ret;
-			off += iov->iov_len - (size_t)w;
-			iov++;
-			nr--;
-		}
-	}
-	return 0;
-}
-
-int tdat_out_page(struct tdat_out *o, int cpu, const struct iovec *iov, int nr)
-{
-	uint64_t len = 0;
-	int fd, ret, i;
+	int fd, ret;
 
 	if (cpu < 0 || cpu >= o->cap)
 		return 0;	/* no room: cannot happen with cpus() called */
@@ -365,11 +327,9 @@ int tdat_out_page(struct tdat_out *o, int cpu, const struct iovec *iov, int nr)
 	o->used[cpu] = ++o->tick;
 	if (cpu >= o->nr)
 		o->nr = cpu + 1;
-	for (i = 0; i < nr; i++)
-		len += iov[i].iov_len;
-	ret = put_iov(fd, iov, nr, o->bytes[cpu]);
+	ret = put_all(fd, pages, n * PAGE, (int64_t)o->bytes[cpu]);
 	if (!ret)
-		o->bytes[cpu] += len / PAGE * PAGE;
+		o->bytes[cpu] += (uint64_t)n * PAGE;
 	return ret;
 }
 

@@ -78,8 +78,7 @@ int tdat_out_begin(struct tdat_out *o, const char *path);
 void tdat_out_end(struct tdat_out *o);
 /* CPUs 0..nr-1 exist (mem.c's rules in a signal handler); 0 or -ENOMEM. */
 int tdat_out_cpus(struct tdat_out *o, int nr, int in_signal);
-/* The pages of iov (rec_sink_ops.page()) at the end of CPU cpu's file. */
-int tdat_out_page(struct tdat_out *o, int cpu, const struct iovec *iov, int nr);
+int tdat_out_page(struct tdat_out *o, int cpu, const void *pages, size_t n);
 int write_all(int fd, const void *buf, size_t n);
 /* Append CPU cpu's pages to fd: in the kernel when it can. */
 int tdat_out_copy(struct tdat_out *o, int cpu, int fd);

@@ -61,9 +61,9 @@ int tdat_sink_metadata(struct rec_sink *s, const struct rec_meta *m)
 	return tdat_out_commit(&ts->o, ts->layout->write, &job);
 }
 
-int tdat_sink_page(struct rec_sink *s, int cpu, const struct iovec *iov, int nr)
+int tdat_sink_page(struct rec_sink *s, int cpu, const void *pages, size_t n)
 {
-	return tdat_out_page(&ts_of(s)->o, cpu, iov, nr);
+	return tdat_out_page(&ts_of(s)->o, cpu, pages, n);
 }
 
 int tdat_sink_finish(struct rec_sink *s, const struct rec_meta *m, const struct rec_end *e)

@@ -41,7 +41,7 @@ int tdat_cpu_count(const struct tdat_out *o, const struct rec_end *e);
 int tdat_sink_begin(struct rec_sink *s, const char *path, const struct tdat_layout *l);
 int tdat_sink_cpus(struct rec_sink *s, int nr, int in_signal);
 int tdat_sink_metadata(struct rec_sink *s, const struct rec_meta *m);
-int tdat_sink_page(struct rec_sink *s, int cpu, const struct iovec *iov, int nr);
+int tdat_sink_page(struct rec_sink *s, int cpu, const void *pages, size_t n);
 int tdat_sink_finish(struct rec_sink *s, const struct rec_meta *m, const struct rec_end *e);
 int tdat_sink_recover(struct rec_sink *s);
 void tdat_sink_end(struct rec_sink *s);
