@@ -84,7 +84,18 @@ bench-baseline:
 
 # Then recording to a file and reading it back (bench/file_bench.mk),
 # then live control (bench/live_bench.mk).
-bench: bench-build bench-baseline
+# The peers and the tools the report measures with, installed when missing
+# as `make deps` installs its own: a fresh machine otherwise reports every
+# LTTng-UST line as SKIP.
+BENCH_DEPS := liblttng-ust-dev lttng-tools valgrind
+.PHONY: bench-deps
+bench-deps:
+	@dpkg -s $(BENCH_DEPS) >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update -q && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q \
+			--no-install-recommends $(BENCH_DEPS); }
+
+bench: bench-deps bench-build bench-baseline
 	@BENCH_BASELINE=$(BENCH_BASELINE) python3 bench/compare.py --bin $(RECORD_BENCH) \
 		--out $(BENCH_OUT) --baseline $(BASELINE_BIN) $(if $(BENCH_QUICK),--quick)
 	@$(MAKE) --no-print-directory bench-file
