@@ -95,11 +95,13 @@ DEPS := build-essential clang-19 libclang-rt-19-dev libtraceevent-dev \
 	libzstd-dev trace-cmd pkg-config python3 babeltrace2 babeltrace protobuf-compiler \
 	libkshark-dev libjson-c-dev libfuse3-dev fuse3
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
-deps:
-	@dpkg -s $(DEPS) >/dev/null 2>&1 || { \
+# The packages $(1), installed unless every one is there.
+apt_ensure = dpkg -s $(1) >/dev/null 2>&1 || { \
 		$(SUDO) apt-get update -q && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q \
-			--no-install-recommends $(DEPS); }
+			--no-install-recommends $(1); }
+deps:
+	@$(call apt_ensure,$(DEPS))
 
 # The whole suite: every build, one closing line with the totals.
 check:

@@ -90,10 +90,7 @@ bench-baseline:
 BENCH_DEPS := liblttng-ust-dev lttng-tools valgrind
 .PHONY: bench-deps
 bench-deps:
-	@dpkg -s $(BENCH_DEPS) >/dev/null 2>&1 || { \
-		$(SUDO) apt-get update -q && \
-		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q \
-			--no-install-recommends $(BENCH_DEPS); }
+	@$(call apt_ensure,$(BENCH_DEPS))
 
 bench: bench-deps bench-build bench-baseline
 	@BENCH_BASELINE=$(BENCH_BASELINE) python3 bench/compare.py --bin $(RECORD_BENCH) \
