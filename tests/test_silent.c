@@ -163,7 +163,13 @@ static void test_unmatched_words(void)
 	static const char *const excl[] = { "SLIMTRACE_EVENTS=silent:* !silent:nosuch", NULL };
 	static const char *const late[] = { "SLIMTRACE_EVENTS=plugin:plugin_ev,silent:nosuch", NULL };
 	static const char *const never[] = { "SLIMTRACE_EVENTS=plugin:plugin_ev", NULL };
-	static const char *const fork_env[] = { "SLIMTRACE_EVENTS=silent:nosuch", NULL };
+	/*
+	 * LeakSanitizer's check at exit hangs in the fork child of a
+	 * threaded program (3 runs of 3 on a 2-core KVM guest): off for
+	 * this one program; other builds ignore the variable.
+	 */
+	static const char *const fork_env[] = { "SLIMTRACE_EVENTS=silent:nosuch",
+		"ASAN_OPTIONS=detect_leaks=0:abort_on_error=1", NULL };
 	struct cmd c;
 
 	run_env(&c, "fire", typo);
