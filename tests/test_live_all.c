@@ -168,10 +168,18 @@ static void test_all(void)
 	check_comm("live_tick:", "live_target_ext-", 300, tc);
 	check_comm("live_tick:", "live_late-", 300, tc);
 	check_comm("live_parse:", "live_late-", 300, tc);
-	/* Only B has live_extra, under an id that is A's live_tick in its own file. */
+	/*
+	 * Only B has live_extra, under an id that is A's live_tick in its own
+	 * file.  B fires live_tick, then live_extra: its recording may end
+	 * between the two (seen once under TSan), so one tick may be alone.
+	 */
 	CHECK_EQ_INT(report_count(CLI, "live_extra:", "live_target-"), 0);
-	CHECK_EQ_INT(report_count(CLI, "live_extra:", "live_target_ext-"),
-		     report_count(CLI, "live_tick:", "live_target_ext-"));
+	{
+		int extra = report_count(CLI, "live_extra:", "live_target_ext-");
+		int tick = report_count(CLI, "live_tick:", "live_target_ext-");
+
+		CHECK(extra > 0 && (extra == tick || extra == tick - 1));
+	}
 	if (tc)
 		CHECK_EQ_INT(report_count("trace-cmd", "live_extra:", NULL),
 			     report_count(CLI, "live_extra:", NULL));
